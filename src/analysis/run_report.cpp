@@ -1,0 +1,76 @@
+// JSON form of the whole report document.
+#include "analysis/run_report.hpp"
+
+namespace k25 {
+
+void to_json(nlohmann::json& j, const ToolInfo& t) {
+  j = nlohmann::json{{"name", t.name}, {"version", t.version}, {"git_sha", t.git_sha}};
+}
+
+void from_json(const nlohmann::json& j, ToolInfo& t) {
+  t.name = j.value("name", "k25comm");
+  t.version = j.value("version", "");
+  t.git_sha = j.value("git_sha", "");
+}
+
+void to_json(nlohmann::json& j, const RunInfo& r) {
+  j = nlohmann::json{{"started_at", r.started_at},
+                     {"finished_at", r.finished_at},
+                     {"ranks", r.ranks},
+                     {"hosts", r.hosts},
+                     {"transport", r.transport},
+                     {"transport_reason", r.transport_reason},
+                     {"clock", r.clock},
+                     {"config_path", r.config_path},
+                     {"config", r.config},
+                     {"command_line", r.command_line},
+                     {"env", r.env},
+                     {"mpi_version", r.mpi_version},
+                     {"compiler", r.compiler},
+                     {"complete", r.complete},
+                     {"notes", r.notes}};
+  if (!r.incomplete_reason.empty()) j["incomplete_reason"] = r.incomplete_reason;
+}
+
+void from_json(const nlohmann::json& j, RunInfo& r) {
+  r.started_at = j.value("started_at", "");
+  r.finished_at = j.value("finished_at", "");
+  r.ranks = j.value("ranks", 0);
+  r.hosts = j.value("hosts", std::vector<std::string>{});
+  r.transport = j.value("transport", "");
+  r.transport_reason = j.value("transport_reason", "");
+  r.clock = j.value("clock", "");
+  r.config_path = j.value("config_path", "");
+  r.config = j.value("config", nlohmann::json::object());
+  r.command_line = j.value("command_line", "");
+  r.env = j.value("env", std::map<std::string, std::string>{});
+  r.mpi_version = j.value("mpi_version", "");
+  r.compiler = j.value("compiler", "");
+  r.complete = j.value("complete", true);
+  r.incomplete_reason = j.value("incomplete_reason", "");
+  r.notes = j.value("notes", std::vector<std::string>{});
+}
+
+void to_json(nlohmann::json& j, const RunReport& r) {
+  j = nlohmann::json{{"schema_version", r.schema_version},
+                     {"tool", r.tool},
+                     {"run", r.run},
+                     {"topology", r.topology},
+                     {"results", r.results},
+                     {"serve", r.serve},
+                     {"attribution", r.attribution},
+                     {"fits", r.fits}};
+}
+
+void from_json(const nlohmann::json& j, RunReport& r) {
+  r.schema_version = j.at("schema_version").get<int>();
+  r.tool = j.value("tool", ToolInfo{});
+  r.run = j.value("run", RunInfo{});
+  r.topology = j.value("topology", TopologyInfo{});
+  r.results = j.value("results", std::vector<PhaseResult>{});
+  r.serve = j.value("serve", ServeReport{});
+  r.attribution = j.value("attribution", nlohmann::json::array());
+  r.fits = j.value("fits", nlohmann::json::array());
+}
+
+}  // namespace k25

@@ -1,0 +1,59 @@
+// The report document (report.json): tool, run, topology, results, serve, attribution, fits. Versioned by schema_version.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/phase_result.hpp"
+#include "serve/serve_result.hpp"
+#include "topology/topology_info.hpp"
+
+namespace k25 {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct ToolInfo {
+  std::string name = "k25comm";
+  std::string version;
+  std::string git_sha;
+};
+
+struct RunInfo {
+  std::string started_at, finished_at;   // UTC, ISO 8601
+  int ranks = 0;
+  std::vector<std::string> hosts;
+  std::string transport;                 // "mpi" | "nccl"
+  std::string transport_reason;          // why --backend auto chose it
+  std::string clock;                     // what the timestamps are
+  std::string config_path;
+  nlohmann::json config;                 // the effective config (after flags)
+  std::string command_line;
+  std::map<std::string, std::string> env;  // NCCL_* and OMPI_* variables
+  std::string mpi_version, compiler;
+  bool complete = true;                  // false: interrupted or failed; results hold what was gathered
+  std::string incomplete_reason;
+  std::vector<std::string> notes;        // caveats the reader must see (e.g. one-rank NCCL measures launch cost)
+};
+
+struct RunReport {
+  int schema_version = kReportSchemaVersion;
+  ToolInfo tool;
+  RunInfo run;
+  TopologyInfo topology;
+  std::vector<PhaseResult> results;
+  ServeReport serve;
+  nlohmann::json attribution = nlohmann::json::array();  // filled by the analysis stage
+  nlohmann::json fits = nlohmann::json::array();         // latency = alpha + bytes / beta per phase
+};
+
+void to_json(nlohmann::json& j, const ToolInfo& t);
+void from_json(const nlohmann::json& j, ToolInfo& t);
+void to_json(nlohmann::json& j, const RunInfo& r);
+void from_json(const nlohmann::json& j, RunInfo& r);
+void to_json(nlohmann::json& j, const RunReport& r);
+void from_json(const nlohmann::json& j, RunReport& r);
+
+}  // namespace k25

@@ -1,0 +1,68 @@
+// Builds the one-line messages of k25comm's exceptions and fills in rank and host where MPI runs.
+#include "common/error.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace k25 {
+namespace {
+
+int world_rank_or_minus_one() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) return -1;
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+std::string host_name() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "unknown";
+  return name.data();
+}
+
+std::string full_message(const std::string& message, const std::string& call, const char* file, int line, int rank,
+                         const std::string& host) {
+  std::string text = message;
+  if (!call.empty()) text += fmt::format(" [call: {}]", call);
+  if (file != nullptr) text += fmt::format(" [at {}:{}]", file, line);
+  if (rank >= 0) text += fmt::format(" [rank {} on {}]", rank, host);
+  return text;
+}
+
+}  // namespace
+
+Error::Error(ExitCode code, const std::string& message, std::string failed_call, const char* file, int line)
+    : std::runtime_error(
+          full_message(message, failed_call, file, line, world_rank_or_minus_one(), host_name())),
+      code_(code),
+      message_(message),
+      failed_call_(std::move(failed_call)),
+      file_(file != nullptr ? file : ""),
+      line_(line),
+      rank_(world_rank_or_minus_one()),
+      host_(host_name()) {}
+
+ConfigError::ConfigError(const std::string& config_file, int config_line, const std::string& key,
+                         const std::string& message)
+    : Error(ExitCode::bad_usage, config_line > 0 ? fmt::format("{}:{}: {}: {}", config_file, config_line, key, message)
+                                                 : fmt::format("{}: {}: {}", config_file, key, message)),
+      config_file_(config_file),
+      config_line_(config_line),
+      key_(key) {}
+
+void throw_mpi_error(int rc, const char* call, const char* file, int line) {
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
+  int length = 0;
+  if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) length = 0;
+  throw RuntimeFault(fmt::format("MPI error {}: {}", rc, std::string(text.data(), static_cast<size_t>(length))), call,
+                     file, line);
+}
+
+}  // namespace k25

@@ -1,0 +1,58 @@
+// JSON form of the serve phase's results (report.json `serve` and the journal's serve_level lines).
+#include "serve/serve_result.hpp"
+
+namespace k25 {
+
+void to_json(nlohmann::json& j, const ServeLevel& l) {
+  j = nlohmann::json{{"concurrency", l.concurrency}, {"requests", l.requests},   {"completed", l.completed},
+                     {"failed", l.failed},           {"errors", l.errors},       {"ttft_ms", l.ttft_ms},
+                     {"tpot_ms", l.tpot_ms},         {"itl_ms", l.itl_ms},       {"e2el_ms", l.e2el_ms},
+                     {"output_tokens_per_s", l.output_tokens_per_s},
+                     {"requests_per_s", l.requests_per_s},
+                     {"window_s", l.window_s},
+                     {"output_tokens", l.output_tokens}};
+}
+
+void from_json(const nlohmann::json& j, ServeLevel& l) {
+  l.concurrency = j.at("concurrency").get<int>();
+  l.requests = j.at("requests").get<int>();
+  l.completed = j.at("completed").get<int>();
+  l.failed = j.at("failed").get<int>();
+  l.errors = j.value("errors", std::map<std::string, int>{});
+  l.ttft_ms = j.at("ttft_ms").get<Stats>();
+  l.tpot_ms = j.at("tpot_ms").get<Stats>();
+  l.itl_ms = j.at("itl_ms").get<Stats>();
+  l.e2el_ms = j.at("e2el_ms").get<Stats>();
+  l.output_tokens_per_s = j.at("output_tokens_per_s").get<double>();
+  l.requests_per_s = j.at("requests_per_s").get<double>();
+  l.window_s = j.value("window_s", 0.0);
+  l.output_tokens = j.value("output_tokens", 0LL);
+}
+
+void to_json(nlohmann::json& j, const ServeReport& r) {
+  j = nlohmann::json{{"ran", r.ran},
+                     {"endpoint", r.endpoint},
+                     {"api", r.api},
+                     {"model", r.model},
+                     {"ttft_definition", r.ttft_definition},
+                     {"token_count_source", r.token_count_source},
+                     {"prompt_tokens", r.prompt_tokens},
+                     {"max_tokens", r.max_tokens},
+                     {"levels", r.levels}};
+  if (!r.skipped_reason.empty()) j["skipped_reason"] = r.skipped_reason;
+}
+
+void from_json(const nlohmann::json& j, ServeReport& r) {
+  r.ran = j.value("ran", false);
+  r.skipped_reason = j.value("skipped_reason", "");
+  r.endpoint = j.value("endpoint", "");
+  r.api = j.value("api", "");
+  r.model = j.value("model", "");
+  r.ttft_definition = j.value("ttft_definition", "");
+  r.token_count_source = j.value("token_count_source", "");
+  r.prompt_tokens = j.value("prompt_tokens", 0);
+  r.max_tokens = j.value("max_tokens", 0);
+  r.levels = j.value("levels", std::vector<ServeLevel>{});
+}
+
+}  // namespace k25

@@ -1,0 +1,42 @@
+// What the serve phase measured: per concurrency level, request outcomes and latency distributions (report `serve`).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/stats.hpp"
+
+namespace k25 {
+
+struct ServeLevel {
+  int concurrency = 0;
+  int requests = 0;                    // counted requests issued (warm-up excluded)
+  int completed = 0;
+  int failed = 0;
+  std::map<std::string, int> errors;   // error class -> count (connect_refused, dns, timeout, http_4xx, ...)
+  Stats ttft_ms, tpot_ms, itl_ms, e2el_ms;
+  double output_tokens_per_s = 0;      // over the level's steady window
+  double requests_per_s = 0;
+  double window_s = 0;                 // length of the steady window
+  long long output_tokens = 0;         // counted output tokens of completed requests
+};
+
+struct ServeReport {
+  bool ran = false;
+  std::string skipped_reason;          // why the phase did not run ("no endpoint configured", ...)
+  std::string endpoint, api, model;
+  std::string ttft_definition;         // e.g. "first chunk carrying content"
+  std::string token_count_source;      // "usage" (server's completion_tokens) or "chunks" (counted) or "mixed"
+  int prompt_tokens = 0, max_tokens = 0;
+  std::vector<ServeLevel> levels;
+};
+
+void to_json(nlohmann::json& j, const ServeLevel& level);
+void from_json(const nlohmann::json& j, ServeLevel& level);
+void to_json(nlohmann::json& j, const ServeReport& report);
+void from_json(const nlohmann::json& j, ServeReport& report);
+
+}  // namespace k25

@@ -1,0 +1,39 @@
+// What the run ran on: per-GPU link facts and the run's label ("pcie", "nvlink", "mixed", "host").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace k25 {
+
+struct GpuInfo {
+  int rank = 0;
+  std::string host;
+  std::string name;
+  std::string bus_id;
+  int pcie_gen = 0, pcie_width = 0;          // current link
+  int pcie_gen_max = 0, pcie_width_max = 0;  // what the link can do
+  int nvlinks = 0;                           // active NVLink links
+  int nvlink_version = 0;
+  std::string driver_version;
+  std::string source;                        // "nvml" or "sysfs"
+};
+
+struct TopologyInfo {
+  std::string kind = "host";                 // "pcie" | "nvlink" | "mixed" | "host"
+  std::vector<GpuInfo> gpus;
+  std::vector<std::vector<int>> peer_access; // [i][j] = 1 where GPU i can access GPU j (same host), per host order
+  std::optional<double> link_limit_gbps;     // per-direction limit of the slowest link in the run, GB/s
+  std::string link_description;              // e.g. "PCIe Gen5 x16, 63 GB/s per direction"
+  std::string nccl_version;                  // runtime NCCL version where the nccl transport ran
+};
+
+void to_json(nlohmann::json& j, const GpuInfo& g);
+void from_json(const nlohmann::json& j, GpuInfo& g);
+void to_json(nlohmann::json& j, const TopologyInfo& t);
+void from_json(const nlohmann::json& j, TopologyInfo& t);
+
+}  // namespace k25

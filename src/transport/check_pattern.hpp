@@ -1,0 +1,50 @@
+// Exactly predictable data for the correctness pass, shared by the host transport and the CUDA kernels.
+// AllReduce: element i on rank r holds 1 + (r + i) % 2, so every partial sum is an integer <= 2 x ranks and
+// exact in bf16 (8 significant bits) up to 128 ranks, whatever order the reduction takes.
+// All-to-All: byte j of the block rank src sends to rank dst is (src x 31 + dst x 7 + j) mod 256.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define K25_HOST_DEVICE __host__ __device__
+#else
+#define K25_HOST_DEVICE
+#endif
+
+namespace k25::check {
+
+K25_HOST_DEVICE inline int allreduce_input(int rank, std::uint64_t index) {
+  return 1 + static_cast<int>((static_cast<std::uint64_t>(rank) + index) % 2);
+}
+
+K25_HOST_DEVICE inline int allreduce_expected(int ranks, std::uint64_t index) {
+  // ranks with (r + index) odd contribute 2, the others 1
+  const int odd_ranks = (index % 2 == 0) ? ranks / 2 : (ranks + 1) / 2;
+  return ranks + odd_ranks;
+}
+
+K25_HOST_DEVICE inline std::uint8_t alltoall_byte(int src, int dst, std::uint64_t offset) {
+  return static_cast<std::uint8_t>((static_cast<std::uint64_t>(src) * 31u + static_cast<std::uint64_t>(dst) * 7u +
+                                    offset) & 0xFFu);
+}
+
+// bf16 <-> float, round to nearest even (NaN kept quiet).
+K25_HOST_DEVICE inline float bf16_to_float(std::uint16_t bits) {
+  const std::uint32_t word = static_cast<std::uint32_t>(bits) << 16;
+  float value;
+  memcpy(&value, &word, sizeof value);
+  return value;
+}
+
+K25_HOST_DEVICE inline std::uint16_t float_to_bf16(float value) {
+  std::uint32_t word;
+  memcpy(&word, &value, sizeof word);
+  if ((word & 0x7F800000u) == 0x7F800000u && (word & 0x007FFFFFu) != 0)
+    return static_cast<std::uint16_t>((word >> 16) | 0x40u);
+  const std::uint32_t rounding = 0x7FFFu + ((word >> 16) & 1u);
+  return static_cast<std::uint16_t>((word + rounding) >> 16);
+}
+
+}  // namespace k25::check

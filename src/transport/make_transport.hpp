@@ -1,0 +1,21 @@
+// Backend choice: --backend auto|nccl|mpi. auto takes nccl when CUDA devices are visible and the NCCL transport
+// was built, else mpi; `reason` says which it took and why.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/rank_context.hpp"
+#include "config/run_config.hpp"
+#include "transport/transport.hpp"
+
+namespace k25 {
+
+struct ChosenTransport {
+  std::unique_ptr<Transport> transport;
+  std::string reason;
+};
+
+ChosenTransport make_transport(const RunConfig& config, const RankContext& context);
+
+}  // namespace k25

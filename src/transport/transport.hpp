@@ -1,0 +1,63 @@
+// The transport interface: runs the ops of a phase plan on this rank and times them with its own clock.
+// A transport knows nothing of models; the measure loop drives it. Implementations: mpi (host memory), nccl (GPU).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "config/run_config.hpp"
+#include "plan/decode_step_plan.hpp"
+
+namespace k25 {
+
+// The largest buffers any op of the run needs on this rank, in bytes; allocated once per run.
+struct BufferSizes {
+  std::size_t allreduce_bytes = 0;
+  std::size_t alltoall_send_bytes = 0;
+  std::size_t alltoall_recv_bytes = 0;
+};
+
+// A burst captured for replay (CUDA graph). Opaque to the measure loop.
+class CapturedBurst {
+ public:
+  virtual ~CapturedBurst() = default;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual std::string name() const = 0;            // "mpi" or "nccl"
+  virtual std::string clock_description() const = 0;  // what the timestamps are, for the report
+  virtual bool supports_graph() const { return false; }
+
+  // Once per run, before any op: allocate buffers of the given sizes.
+  virtual void allocate(const BufferSizes& sizes) = 0;
+  // Once per phase plan, outside any timed region: precompute counts and displacements of its ops.
+  virtual void prepare(const PhasePlan& phase) = 0;
+  // Issues op `op_index` of the prepared phase. The host transport completes it before returning;
+  // the nccl transport enqueues it on its stream.
+  virtual void launch(const PhasePlan& phase, std::size_t op_index) = 0;
+
+  // Timestamps in the op stream: mark() records one at the current position and returns its slot.
+  // Slots are valid until reset_marks(); elapsed_us() may be called only after synchronize().
+  virtual int mark() = 0;
+  virtual void synchronize() = 0;  // waits for everything launched; the watchdog bounds the wait
+  virtual double elapsed_us(int from_slot, int to_slot) = 0;
+  virtual void reset_marks() = 0;
+
+  // Graph mode (supports_graph() only): capture every op of the phase once, then replay the capture.
+  virtual std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase);
+  virtual void replay(CapturedBurst& burst);
+
+  // Correctness pass, outside the timed region: fills the inputs of op `op_index` with exactly predictable data
+  // (small rank-dependent integers), runs it, and returns how many output elements on this rank are wrong.
+  virtual std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) = 0;
+
+  // The report's note on what this transport's figures mean (e.g. one-rank NCCL measures launch cost).
+  virtual std::string caveat(int ranks) const { (void)ranks; return {}; }
+};
+
+}  // namespace k25
