@@ -1,0 +1,17 @@
+// nccl-tests' algorithm and bus bandwidth arithmetic.
+#include "analysis/bandwidth.hpp"
+
+namespace k25 {
+
+double algbw_gbps(double bytes_per_rank, double time_us) {
+  if (time_us <= 0) return 0.0;
+  return bytes_per_rank / (time_us * 1e-6) / 1e9;
+}
+
+double busbw_factor(Phase phase, int ranks) {
+  if (ranks <= 0) return 0.0;
+  const double n = ranks;
+  return phase == Phase::allreduce ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+}
+
+}  // namespace k25

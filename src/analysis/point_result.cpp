@@ -1,0 +1,58 @@
+// Builds a PhaseResult from the slowest-rank timings of a point.
+#include "analysis/point_result.hpp"
+
+#include <algorithm>
+
+#include "analysis/bandwidth.hpp"
+#include "analysis/stats.hpp"
+
+namespace k25 {
+
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point, bool checked) {
+  PhaseResult r;
+  r.phase = phase.phase;
+  r.tokens = phase.tokens;
+  r.mode = mode;
+  r.dtype = phase.dtype;
+  r.ranks = phase.ranks;
+  r.ops_per_step = static_cast<int>(phase.ops.size());
+  r.iterations = static_cast<int>(point.step_us.size());
+  r.step_us = summarize(point.step_us);
+
+  double bytes_per_rank_per_op = 0;
+  if (phase.phase == Phase::allreduce) {
+    r.bytes_per_op = phase.ops.empty() ? 0 : phase.ops.front().bytes;
+    bytes_per_rank_per_op = static_cast<double>(r.bytes_per_op);
+  } else {
+    double total = 0, largest = 0;
+    for (const auto& matrix : phase.matrices) {
+      total += static_cast<double>(matrix.total());
+      for (int src = 0; src < matrix.ranks(); ++src) largest = std::max(largest, static_cast<double>(matrix.row_sum(src)));
+    }
+    const double rank_ops = static_cast<double>(phase.matrices.size()) * phase.ranks;
+    r.bytes_per_rank_mean = rank_ops > 0 ? total / rank_ops : 0;
+    r.bytes_per_rank_max = largest;
+    bytes_per_rank_per_op = r.bytes_per_rank_mean;
+  }
+
+  if (!point.op_us.empty()) {
+    r.op_us = summarize(point.op_us);
+    r.op_us_source = "per_op_pass";
+    r.op_iterations = static_cast<int>(point.op_us.size() / std::max<std::size_t>(phase.ops.size(), 1));
+  } else {
+    std::vector<double> per_op;
+    for (double step : point.step_us) per_op.push_back(step / std::max(r.ops_per_step, 1));
+    r.op_us = summarize(per_op);
+    r.op_us_source = "step_over_ops";
+  }
+
+  const double op_time_us = r.ops_per_step > 0 ? r.step_us.p50 / r.ops_per_step : 0;
+  r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
+  r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.phase, phase.ranks);
+  r.wrong = point.wrong;
+  r.checked = checked;
+  r.slowest_rank = point.slowest_rank;
+  return r;
+}
+
+}  // namespace k25

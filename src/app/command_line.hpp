@@ -1,0 +1,54 @@
+// The command line (CLI11): which command runs and which config values flags override.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/run_config.hpp"
+
+namespace k25 {
+
+enum class Command { measure, dry_run, compare, report, exit_now };
+
+// Flags given on the command line; unset ones leave the config's values alone.
+struct ConfigOverrides {
+  std::optional<std::string> out_dir;
+  std::vector<int> tokens;
+  std::optional<int> iterations, warmup, op_iterations;
+  std::optional<double> time_budget_s;
+  std::vector<std::string> phases, modes;
+  std::optional<std::string> backend, dtype, routing, copies;
+  std::optional<double> timeout_s, zipf_s;
+  std::optional<unsigned long long> seed;
+  bool in_place = false, no_check = false, include_permute = false, no_trace = false;
+  std::optional<std::string> endpoint, model, api, api_key;
+  std::vector<int> concurrency;
+  std::optional<int> requests, max_tokens, prompt_tokens;
+  std::optional<double> request_rate;
+  std::optional<std::string> inject_hang;
+};
+
+struct CommandLine {
+  Command command = Command::measure;
+  int exit_code = 0;               // for exit_now (--help, --version, parse errors)
+  std::string config_path;         // --sizes
+  ConfigOverrides overrides;
+  int dry_run_ranks = 0;           // --ranks for --dry-run; 0: from the launcher's environment, else 8
+  std::string compare_base, compare_new;
+  double compare_threshold_pct = 5.0;
+  std::string report_input, report_serve, report_out;
+  std::string text;                // the command line as given, for the report
+};
+
+// Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints the reason
+// and returns exit_now with code 2. `print` is false on ranks other than the launcher's rank 0.
+CommandLine parse_command_line(int argc, char** argv, bool print);
+
+// Applies flags over a loaded config; throws ConfigError/UsageError for bad values (exit 2).
+void apply_overrides(const ConfigOverrides& overrides, RunConfig& config);
+
+// The config used when --sizes is not given: configs/kimi.yaml under the working directory, else the source tree's.
+std::string default_config_path();
+
+}  // namespace k25

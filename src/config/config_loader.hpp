@@ -1,0 +1,23 @@
+// Reads a run config from YAML (yaml-cpp) and checks it. Every error names the file, line and key (exit 2).
+#pragma once
+
+#include <string>
+
+#include "config/run_config.hpp"
+
+namespace k25 {
+
+// Loads and validates `path`. Throws ConfigError (file, line, key, reason) on a missing file, bad YAML,
+// an unknown key, a wrong type, a missing required key or a value out of range.
+RunConfig load_config(const std::string& path);
+
+// Same, from YAML text already read; `path` names it in messages.
+RunConfig parse_config(const std::string& yaml_text, const std::string& path);
+
+// Checks what depends on the number of ranks (experts divisible by ranks when All-to-All runs).
+void validate_for_ranks(const RunConfig& config, int ranks);
+
+// Checks value ranges of a config after command-line overrides; `origin` names where values came from.
+void validate_config(const RunConfig& config);
+
+}  // namespace k25

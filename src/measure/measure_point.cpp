@@ -1,0 +1,131 @@
+// Warm-up, timed bursts, per-op pass and correctness pass of one point, with a collective stop decision.
+#include "measure/measure_point.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "common/error.hpp"
+#include "common/interrupt.hpp"
+
+namespace k25 {
+namespace {
+
+enum StopFlags : int { keep_going = 0, budget_spent = 1, interrupted = 2 };
+
+// Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any rank
+// may report an interrupt. One small allreduce, outside the timed region.
+int collective_stop(const RankContext& context, int trials_done, int max_trials, int min_trials,
+                    std::chrono::steady_clock::time_point started, double budget_s) {
+  int local = keep_going;
+  if (context.is_coordinator()) {
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (trials_done >= max_trials || (trials_done >= min_trials && spent >= budget_s)) local |= budget_spent;
+  }
+  if (interrupt_signal() != 0) local |= interrupted;
+  int decision = keep_going;
+  K25_MPI_CHECK(MPI_Allreduce(&local, &decision, 1, MPI_INT, MPI_BOR, context.world()));
+  return decision;
+}
+
+// Runs the whole burst: the captured graph, or every op launched one by one.
+void run_burst(Transport& transport, const PhasePlan& phase, CapturedBurst* graph) {
+  if (graph != nullptr) {
+    transport.replay(*graph);
+    return;
+  }
+  for (std::size_t i = 0; i < phase.ops.size(); ++i) transport.launch(phase, i);
+}
+
+}  // namespace
+
+std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
+  std::vector<std::size_t> chosen;
+  if (phase.ops.empty()) return chosen;
+  if (phase.phase == Phase::allreduce) {
+    std::set<std::size_t> sizes;
+    for (std::size_t i = 0; i < phase.ops.size(); ++i)
+      if (sizes.insert(phase.ops[i].bytes).second) chosen.push_back(i);
+    return chosen;
+  }
+  const std::set<std::size_t> picks = {0, phase.ops.size() / 2, phase.ops.size() - 1};
+  return {picks.begin(), picks.end()};
+}
+
+PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode, const SweepSpec& sweep,
+                           const RankContext& context) {
+  PointSamples samples;
+  std::unique_ptr<CapturedBurst> graph;
+  if (mode == TimingMode::graph) graph = transport.capture(phase);
+
+  for (int i = 0; i < sweep.warmup; ++i) {
+    K25_MPI_CHECK(MPI_Barrier(context.world()));
+    run_burst(transport, phase, graph.get());
+    transport.synchronize();
+  }
+
+  // Timed trials of the whole burst.
+  const auto started = std::chrono::steady_clock::now();
+  samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
+  while (true) {
+    K25_MPI_CHECK(MPI_Barrier(context.world()));
+    transport.reset_marks();
+    const int begin = transport.mark();
+    run_burst(transport, phase, graph.get());
+    const int end = transport.mark();
+    transport.synchronize();
+    samples.step_us.push_back(transport.elapsed_us(begin, end));
+    const int stop = collective_stop(context, static_cast<int>(samples.step_us.size()), sweep.iterations,
+                                     sweep.min_iterations, started, sweep.time_budget_s);
+    if (stop & interrupted) {
+      samples.interrupted = true;
+      return samples;
+    }
+    if (stop & budget_spent) break;
+  }
+
+  // Per-op pass (eager only: inside a graph the ops cannot be timed one by one without changing what is replayed).
+  if (mode == TimingMode::eager && sweep.op_iterations > 0) {
+    const auto ops = phase.ops.size();
+    const auto op_started = std::chrono::steady_clock::now();
+    while (true) {
+      K25_MPI_CHECK(MPI_Barrier(context.world()));
+      transport.reset_marks();
+      std::vector<int> slots(ops + 1);
+      slots[0] = transport.mark();
+      for (std::size_t i = 0; i < ops; ++i) {
+        transport.launch(phase, i);
+        slots[i + 1] = transport.mark();
+      }
+      transport.synchronize();
+      std::vector<OpSpan> spans(ops);
+      for (std::size_t i = 0; i < ops; ++i) {
+        const double op_time = transport.elapsed_us(slots[i], slots[i + 1]);
+        samples.op_us.push_back(op_time);
+        spans[i] = OpSpan{static_cast<int>(i), phase.ops[i].layer, transport.elapsed_us(slots[0], slots[i]),
+                          transport.elapsed_us(slots[0], slots[i + 1])};
+      }
+      samples.op_trial_spans.push_back(std::move(spans));
+      ++samples.op_trials;
+      const int stop = collective_stop(context, samples.op_trials, sweep.op_iterations,
+                                       std::min(sweep.min_iterations, sweep.op_iterations), op_started,
+                                       sweep.time_budget_s);
+      if (stop & interrupted) {
+        samples.interrupted = true;
+        return samples;
+      }
+      if (stop & budget_spent) break;
+    }
+  }
+
+  // Correctness pass, outside every timed region.
+  if (sweep.check) {
+    for (std::size_t i : ops_to_verify(phase)) {
+      samples.wrong += transport.verify(phase, i);
+      ++samples.checked_ops;
+    }
+  }
+  return samples;
+}
+
+}  // namespace k25

@@ -1,0 +1,28 @@
+// The journal: JSON Lines in the output directory, one record per line, written and flushed to disk as each
+// result is gathered, so a crash loses nothing already measured. Line types: run_start, result, serve_start,
+// serve_level, run_end (see README "Output files").
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace k25 {
+
+class Journal {
+ public:
+  explicit Journal(std::string path);  // creates or truncates; throws RuntimeFault when it cannot
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal();
+
+  // Appends one line and flushes it to disk (write + fdatasync). Throws RuntimeFault on a write error.
+  void append(const nlohmann::json& record);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace k25

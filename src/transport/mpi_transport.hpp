@@ -1,0 +1,50 @@
+// The host transport: AllReduce and All-to-Allv over MPI on host memory, timed with MPI_Wtime. Runs anywhere.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "common/rank_context.hpp"
+#include "transport/mpi_bf16_sum.hpp"
+#include "transport/transport.hpp"
+
+namespace k25 {
+
+class MpiTransport final : public Transport {
+ public:
+  MpiTransport(const RunConfig& config, const RankContext& context);
+
+  std::string name() const override { return "mpi"; }
+  std::string clock_description() const override;
+  void allocate(const BufferSizes& sizes) override;
+  void prepare(const PhasePlan& phase) override;
+  void launch(const PhasePlan& phase, std::size_t op_index) override;
+  int mark() override;
+  void synchronize() override {}  // every op completes before launch() returns
+  double elapsed_us(int from_slot, int to_slot) override;
+  void reset_marks() override { marks_.clear(); }
+  std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) override;
+
+ private:
+  // MPI_Alltoallv arguments of one op, for this rank, in bytes.
+  struct AlltoallCounts {
+    std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  };
+  struct PreparedPhase {
+    int tokens = -1;
+    std::vector<AlltoallCounts> ops;  // indexed by matrix_index
+  };
+  PreparedPhase& prepared(const PhasePlan& phase);
+  void run_allreduce(const PhasePlan& phase, std::size_t bytes);
+  void run_alltoall(const PhasePlan& phase, const CommOp& op);
+
+  const RankContext& context_;
+  bool in_place_;
+  Bf16SumOp bf16_sum_;
+  std::vector<std::byte> reduce_input_, reduce_output_, alltoall_send_, alltoall_recv_;
+  std::array<PreparedPhase, 3> prepared_;  // by Phase
+  std::vector<double> marks_;
+};
+
+}  // namespace k25
