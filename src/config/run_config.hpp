@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,6 +101,7 @@ struct RunConfig {
   TransportSpec transport;
   ServeSpec serve;
   OutputSpec output;
+  std::map<std::string, int> key_lines;  // YAML key path -> 1-based line, for messages about values
 };
 
 const char* to_string(Dtype dtype);
