@@ -1,0 +1,127 @@
+// Decode-time attribution from phase results and serve levels.
+#include "analysis/attribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace k25 {
+namespace {
+
+std::string share_key(Phase phase, TimingMode mode) {
+  return std::string(to_string(phase)) + "_" + to_string(mode);
+}
+
+// The later of two sources in measured < interpolated < extrapolated: a sum is only as good as its weakest
+// part.
+EstimateSource weaker(EstimateSource a, EstimateSource b) {
+  return std::max(a, b);
+}
+
+// step_us.p50 (in ms) against tokens, for one (phase, mode).
+LogLogCurve step_ms_curve(const std::vector<PhaseResult>& results, Phase phase, TimingMode mode) {
+  std::vector<CurvePoint> points;
+  for (const PhaseResult& r : results) {
+    if (r.phase == phase && r.mode == mode)
+      points.push_back({static_cast<double>(r.tokens), r.step_us.p50 / 1000.0});
+  }
+  return LogLogCurve(std::move(points));
+}
+
+}  // namespace
+
+double alltoall_tokens_per_rank(int concurrency, int ranks) {
+  const double per_rank = static_cast<double>(concurrency) / static_cast<double>(std::max(ranks, 1));
+  return std::max(per_rank, 1.0);
+}
+
+std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>& results,
+                                                  const std::vector<ServeLevel>& levels, int ranks) {
+  constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
+  constexpr TimingMode kModes[] = {TimingMode::eager, TimingMode::graph};
+
+  std::vector<AttributionRow> rows;
+  for (const ServeLevel& level : levels) {
+    if (level.completed <= 0 || !(level.tpot_ms.p50 > 0) || level.concurrency <= 0) continue;
+    AttributionRow row;
+    row.concurrency = level.concurrency;
+    row.tokens = level.concurrency;
+    row.alltoall_tokens_per_rank = alltoall_tokens_per_rank(level.concurrency, ranks);
+    row.tpot_ms = level.tpot_ms.p50;
+
+    for (Phase phase : kPhases) {
+      const double tokens = phase == Phase::allreduce ? row.tokens : row.alltoall_tokens_per_rank;
+      for (TimingMode mode : kModes) {
+        const std::optional<CurveEstimate> estimate = step_ms_curve(results, phase, mode).at(tokens);
+        if (!estimate) continue;
+        row.comm.push_back({share_key(phase, mode), tokens, estimate->value, estimate->source,
+                            estimate->value / row.tpot_ms});
+      }
+    }
+    for (TimingMode mode : kModes) {
+      const CommShare* dispatch = find_share(row, share_key(Phase::dispatch, mode));
+      const CommShare* combine = find_share(row, share_key(Phase::combine, mode));
+      if (!dispatch || !combine) continue;
+      const double ms = dispatch->comm_ms + combine->comm_ms;
+      row.comm.push_back({std::string("alltoall_") + to_string(mode), dispatch->tokens, ms,
+                          weaker(dispatch->source, combine->source), ms / row.tpot_ms});
+    }
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const AttributionRow& a, const AttributionRow& b) { return a.concurrency < b.concurrency; });
+  return rows;
+}
+
+const CommShare* find_share(const AttributionRow& row, const std::string& key) {
+  const auto it =
+      std::find_if(row.comm.begin(), row.comm.end(), [&](const CommShare& c) { return c.key == key; });
+  return it == row.comm.end() ? nullptr : &*it;
+}
+
+void to_json(nlohmann::json& j, const AttributionRow& row) {
+  nlohmann::json comm_ms = nlohmann::json::object(), share = nlohmann::json::object(),
+                 source = nlohmann::json::object(), tokens = nlohmann::json::object();
+  nlohmann::json order = nlohmann::json::array();
+  for (const CommShare& c : row.comm) {
+    comm_ms[c.key] = c.comm_ms;
+    share[c.key] = c.share;
+    source[c.key] = to_string(c.source);
+    order.push_back(c.key);
+  }
+  j = nlohmann::json{{"concurrency", row.concurrency},
+                     {"tokens", row.tokens},
+                     {"alltoall_tokens_per_rank", row.alltoall_tokens_per_rank},
+                     {"tpot_ms", row.tpot_ms},
+                     {"comm_ms", comm_ms},
+                     {"share", share},
+                     {"source", source},
+                     {"order", order}};
+}
+
+void from_json(const nlohmann::json& j, AttributionRow& row) {
+  row.concurrency = j.at("concurrency").get<int>();
+  row.tokens = j.at("tokens").get<int>();
+  row.alltoall_tokens_per_rank = j.value("alltoall_tokens_per_rank", static_cast<double>(row.tokens));
+  row.tpot_ms = j.at("tpot_ms").get<double>();
+  const nlohmann::json& comm_ms = j.at("comm_ms");
+  std::vector<std::string> keys = j.value("order", std::vector<std::string>{});
+  if (keys.empty()) {
+    for (const auto& item : comm_ms.items()) keys.push_back(item.key());
+  }
+  row.comm.clear();
+  for (const std::string& key : keys) {
+    CommShare c;
+    c.key = key;
+    c.comm_ms = comm_ms.at(key).get<double>();
+    c.share = j.contains("share") && j["share"].contains(key) ? j["share"][key].get<double>()
+                                                              : c.comm_ms / row.tpot_ms;
+    c.source = j.contains("source") && j["source"].contains(key)
+                   ? parse_estimate_source(j["source"][key].get<std::string>())
+                   : EstimateSource::measured;
+    c.tokens = key.rfind("allreduce", 0) == 0 ? row.tokens : row.alltoall_tokens_per_rank;
+    row.comm.push_back(std::move(c));
+  }
+}
+
+}  // namespace k25

@@ -1,0 +1,56 @@
+// Decode-time attribution: per serve concurrency C, TPOT(C) next to the communication of one decode step at
+// T = C tokens, and the share of TPOT that communication takes (report.json `attribution`).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/loglog_curve.hpp"
+#include "analysis/phase_result.hpp"
+#include "serve/serve_result.hpp"
+
+namespace k25 {
+
+// Communication of one phase burst (or of dispatch + combine together) in one decode step.
+struct CommShare {
+  std::string key;  // "allreduce_eager", "allreduce_graph", "dispatch_eager", ..., "alltoall_eager" (dispatch
+                    // + combine)
+  double tokens = 0;   // token count the estimate is for (AllReduce: C; All-to-All: tokens per rank)
+  double comm_ms = 0;  // step burst time, p50 over trials of the slowest rank, in milliseconds
+  EstimateSource source = EstimateSource::measured;
+  double share = 0;  // comm_ms / tpot_ms, a fraction (0.55 = 55 %)
+};
+
+// One concurrency level of the serve phase.
+struct AttributionRow {
+  int concurrency = 0;
+  int tokens = 0;                       // tokens of one decode step across the TP group: T = C
+  double alltoall_tokens_per_rank = 0;  // expert parallelism with DP attention: C / ranks, at least 1
+  double tpot_ms = 0;                   // serve TPOT p50 at this concurrency
+  std::vector<CommShare>
+      comm;  // in a fixed order: allreduce, dispatch, combine, alltoall; eager before graph
+};
+
+// Tokens per rank of an All-to-All when C requests are spread over `ranks` data-parallel attention ranks.
+double alltoall_tokens_per_rank(int concurrency, int ranks);
+
+// One row per serve level that completed requests with a positive TPOT; none without serve results.
+// Phase bursts are taken from step_us.p50 of `results`; token counts that were not measured are estimated on
+// log-log axes and marked interpolated or extrapolated. `ranks` is the run's rank count (0: unknown, taken as
+// 1).
+std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>& results,
+                                                  const std::vector<ServeLevel>& levels, int ranks);
+
+// Shares as report.json writes them: {concurrency, tokens, alltoall_tokens_per_rank, tpot_ms,
+// comm_ms: {key: ms}, share: {key: fraction}, source: {key: "measured"|"interpolated"|"extrapolated"}}.
+void to_json(nlohmann::json& j, const AttributionRow& row);
+void from_json(const nlohmann::json& j, AttributionRow& row);
+
+// The share entry for `key`, or null when the row has none.
+const CommShare* find_share(const AttributionRow& row, const std::string& key);
+
+}  // namespace k25

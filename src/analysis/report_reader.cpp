@@ -1,0 +1,188 @@
+// Reading report.json and journal.jsonl files back into a RunReport.
+#include "analysis/report_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analysis/report_identity.hpp"
+#include "common/error.hpp"
+
+namespace k25 {
+namespace {
+
+void check_schema_version(const nlohmann::json& j, const std::string& where) {
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer()) {
+    throw UsageError(fmt::format("{}: no schema_version: not a k25comm report", where));
+  }
+  const int version = j["schema_version"].get<int>();
+  if (version != kReportSchemaVersion) {
+    throw UsageError(fmt::format("{}: schema_version {} is not supported (this build reads version {})",
+                                 where, version, kReportSchemaVersion));
+  }
+}
+
+RunReport parse_report_object(const nlohmann::json& j, const std::string& source_name) {
+  check_schema_version(j, source_name);
+  try {
+    return j.get<RunReport>();
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not a valid k25comm report: {}", source_name, e.what()));
+  }
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+bool is_blank(const std::string& line) {
+  return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+// Appends `note` to the run's notes unless it is there already.
+void add_note(RunInfo& run, const std::string& note) {
+  for (const std::string& existing : run.notes) {
+    if (existing == note) return;
+  }
+  run.notes.push_back(note);
+}
+
+// Replaces a result of the same (phase, tokens, mode), or appends.
+void put_result(std::vector<PhaseResult>& results, PhaseResult result) {
+  for (PhaseResult& existing : results) {
+    if (existing.phase == result.phase && existing.tokens == result.tokens && existing.mode == result.mode) {
+      existing = std::move(result);
+      return;
+    }
+  }
+  results.push_back(std::move(result));
+}
+
+void put_level(std::vector<ServeLevel>& levels, ServeLevel level) {
+  for (ServeLevel& existing : levels) {
+    if (existing.concurrency == level.concurrency) {
+      existing = std::move(level);
+      return;
+    }
+  }
+  levels.push_back(std::move(level));
+}
+
+RunReport parse_journal(const std::string& text, const std::string& source_name) {
+  const std::vector<std::string> lines = split_lines(text);
+  std::size_t last_content_line = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!is_blank(lines[i])) last_content_line = i;
+  }
+
+  RunReport report;
+  bool started = false, ended = false;
+  std::string truncated_note;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (is_blank(lines[i])) continue;
+    const std::string where = fmt::format("{} line {}", source_name, i + 1);
+    nlohmann::json entry = nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    if (entry.is_discarded() || !entry.is_object()) {
+      if (i == last_content_line && started) {
+        truncated_note = fmt::format(
+            "the journal's last line (line {}, {} bytes) is truncated, as a crash while writing leaves it; "
+            "it was skipped",
+            i + 1, lines[i].size());
+        break;
+      }
+      throw UsageError(
+          fmt::format("{}: not a JSON object: neither a report.json nor a k25comm journal", where));
+    }
+    const std::string type = entry.value("type", "");
+    try {
+      if (!started) {
+        if (type != "run_start") {
+          throw UsageError(
+              fmt::format("{}: a journal starts with a run_start line, found type '{}'", where, type));
+        }
+        check_schema_version(entry, where);
+        report.schema_version = entry["schema_version"].get<int>();
+        report.tool = entry.value("tool", ToolInfo{});
+        report.run = entry.value("run", RunInfo{});
+        report.topology = entry.value("topology", TopologyInfo{});
+        started = true;
+      } else if (type == "result") {
+        put_result(report.results, entry.at("result").get<PhaseResult>());
+      } else if (type == "serve_start") {
+        std::vector<ServeLevel> levels = std::move(report.serve.levels);
+        report.serve = entry.at("serve").get<ServeReport>();
+        for (ServeLevel& level : levels) put_level(report.serve.levels, std::move(level));
+      } else if (type == "serve_level") {
+        put_level(report.serve.levels, entry.at("level").get<ServeLevel>());
+        report.serve.ran = true;
+      } else if (type == "run_end") {
+        report.run.finished_at = entry.value("finished_at", report.run.finished_at);
+        report.run.complete = entry.value("complete", true);
+        report.run.incomplete_reason = entry.value("incomplete_reason", "");
+        for (const std::string& note : entry.value("notes", std::vector<std::string>{}))
+          add_note(report.run, note);
+        ended = true;
+      }
+      // Other line types are from newer writers and carry nothing this reader needs.
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(fmt::format("{}: malformed '{}' line: {}", where, type, e.what()));
+    }
+  }
+  if (!started) throw UsageError(fmt::format("{}: empty: no report and no journal lines", source_name));
+  if (!ended) {
+    report.run.complete = false;
+    report.run.incomplete_reason = "journal ends without run_end (the run did not finish)";
+  }
+  if (!truncated_note.empty()) add_note(report.run, truncated_note);
+  return report;
+}
+
+}  // namespace
+
+RunReport parse_report_text(const std::string& text, const std::string& source_name) {
+  if (is_blank(text))
+    throw UsageError(fmt::format("{}: empty file: no report and no journal lines", source_name));
+  const nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!whole.is_discarded() && whole.is_object() && !whole.contains("type")) {
+    return parse_report_object(whole, source_name);
+  }
+  return parse_journal(text, source_name);
+}
+
+RunReport read_report_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  std::ostringstream content;
+  content << file.rdbuf();
+  if (file.bad()) throw UsageError(fmt::format("cannot read {}: read error", path));
+  return parse_report_text(content.str(), path);
+}
+
+RunReport merge_serve_report(RunReport comm, const RunReport& serve) {
+  const std::string comm_model = report_model_name(comm), serve_model = report_model_name(serve);
+  if (!comm_model.empty() && !serve_model.empty() && comm_model != serve_model) {
+    throw UsageError(fmt::format("the serve report is of model '{}', the communication report of '{}'",
+                                 serve_model, comm_model));
+  }
+  if (serve.serve.levels.empty()) {
+    throw UsageError(serve.serve.skipped_reason.empty()
+                         ? std::string("the serve report has no serve levels")
+                         : "the serve report has no serve levels: " + serve.serve.skipped_reason);
+  }
+  if (!comm.serve.levels.empty()) {
+    add_note(comm.run, "serve results of this run were replaced by those of a separate serve report");
+  }
+  comm.serve = serve.serve;
+  add_note(comm.run, fmt::format("serve results from a separate run started {} ({})", serve.run.started_at,
+                                 report_label(serve)));
+  return comm;
+}
+
+}  // namespace k25

@@ -1,0 +1,24 @@
+// Reads a run back from disk: a report.json, or the journal.jsonl a run (perhaps a crashed one) left behind.
+#pragma once
+
+#include <string>
+
+#include "analysis/run_report.hpp"
+
+namespace k25 {
+
+// Detects the format by content: one JSON object without a "type" member is a report, anything else is read
+// as a journal. A journal's unparsable last line (a crash mid-write) is skipped and noted in run.notes; a
+// journal without run_end gives run.complete = false. Throws UsageError (exit 2) naming the path (and line)
+// and the reason when the file cannot be read, is neither format, or has another schema_version than this
+// build's.
+RunReport read_report_file(const std::string& path);
+
+// Same, from text already read; `source_name` names it in messages.
+RunReport parse_report_text(const std::string& text, const std::string& source_name);
+
+// `comm` with the serve results of `serve` (a report of the same model whose serve phase ran), for
+// attribution from two files. Throws UsageError when the models differ or `serve` has no serve levels.
+RunReport merge_serve_report(RunReport comm, const RunReport& serve);
+
+}  // namespace k25

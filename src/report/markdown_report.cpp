@@ -1,0 +1,354 @@
+// Rendering of report.md from a RunReport.
+#include "report/markdown_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/attribution.hpp"
+#include "analysis/latency_fit.hpp"
+#include "analysis/report_identity.hpp"
+
+namespace k25 {
+
+const std::vector<ReportArtifact>& plot_artifacts() {
+  static const std::vector<ReportArtifact> kPlots = {
+      {"burst_vs_tokens.png", "AllReduce burst of one decode step vs tokens (eager and graph)", true},
+      {"alltoall_vs_tokens.png", "MoE All-to-All (dispatch, combine) of one decode step vs tokens per rank",
+       true},
+      {"serve_vs_concurrency.png", "TPOT and output tokens/s vs concurrency", true},
+      {"attribution.png", "Communication share of TPOT per concurrency", true},
+  };
+  return kPlots;
+}
+
+std::vector<ReportArtifact> existing_artifacts(const std::string& dir) {
+  std::vector<ReportArtifact> found;
+  std::error_code ec;
+  for (const ReportArtifact& plot : plot_artifacts()) {
+    if (std::filesystem::is_regular_file(std::filesystem::path(dir) / plot.file_name, ec))
+      found.push_back(plot);
+  }
+  if (std::filesystem::is_regular_file(std::filesystem::path(dir) / kTraceFileName, ec)) {
+    found.push_back(
+        {kTraceFileName, "Timeline of one representative trial per point (Chrome trace events)", false});
+  }
+  return found;
+}
+
+namespace {
+
+// Markdown table cell text: pipes escaped, newlines flattened.
+std::string cell(std::string text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '\n') {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string with_thousands(double value) {
+  const long long rounded = std::llround(value);
+  std::string digits = std::to_string(rounded < 0 ? -rounded : rounded);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return rounded < 0 ? "-" + out : out;
+}
+
+// Three significant-ish digits for times and rates.
+std::string num(double value) {
+  if (value == 0) return "0";
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 1000) return with_thousands(value);
+  if (magnitude >= 100) return fmt::format("{:.1f}", value);
+  if (magnitude >= 10) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3f}", value);
+}
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f} %", fraction * 100.0);
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& c : cells) line += " " + c + " |";
+  return line + "\n";
+}
+
+std::string header(const std::vector<std::string>& cells) {
+  std::string line = row(cells) + "|";
+  for (std::size_t i = 0; i < cells.size(); ++i) line += i == 0 ? "---|" : "---:|";
+  return line + "\n";
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+std::string render_system(const RunReport& r) {
+  std::string md = "## System\n\n";
+  md += header({"fact", "value"});
+  md += row({"tool", cell(fmt::format("{} {} ({})", r.tool.name, r.tool.version, r.tool.git_sha))});
+  md += row({"started / finished (UTC)", cell(r.run.started_at + " / " + r.run.finished_at)});
+  md += row({"ranks", std::to_string(r.run.ranks)});
+  md += row({"hosts", cell(join(r.run.hosts, ", "))});
+  md += row({"transport", cell(r.run.transport +
+                               (r.run.transport_reason.empty() ? "" : " (" + r.run.transport_reason + ")"))});
+  md += row({"clock", cell(r.run.clock)});
+  md += row(
+      {"topology", cell(r.topology.kind +
+                        (r.topology.link_description.empty() ? "" : ": " + r.topology.link_description))});
+  if (r.topology.link_limit_gbps) {
+    md += row({"link limit per direction", fmt::format("{} GB/s", num(*r.topology.link_limit_gbps))});
+  }
+  if (!r.topology.nccl_version.empty()) md += row({"NCCL", cell(r.topology.nccl_version)});
+  md += row({"MPI", cell(r.run.mpi_version)});
+  md += row({"compiler", cell(r.run.compiler)});
+  const std::string model = report_model_name(r);
+  if (!model.empty()) md += row({"model", cell(model)});
+  md += row({"config", cell(r.run.config_path.empty() ? "(built-in defaults)" : r.run.config_path)});
+  md += row({"command line", cell("`" + r.run.command_line + "`")});
+  for (const auto& [name, value] : r.run.env) md += row({cell(name), cell("`" + value + "`")});
+  md += "\n";
+
+  if (!r.topology.gpus.empty()) {
+    md += header({"rank", "host", "GPU", "bus id", "PCIe (max)", "NVLinks", "driver"});
+    for (const GpuInfo& g : r.topology.gpus) {
+      md += row(
+          {std::to_string(g.rank), cell(g.host), cell(g.name), cell(g.bus_id),
+           fmt::format("Gen{} x{} (Gen{} x{})", g.pcie_gen, g.pcie_width, g.pcie_gen_max, g.pcie_width_max),
+           std::to_string(g.nvlinks), cell(g.driver_version)});
+    }
+    md += "\n";
+  }
+  if (!r.run.config.is_null() && !(r.run.config.is_object() && r.run.config.empty())) {
+    md += "<details><summary>Effective config</summary>\n\n```json\n" + r.run.config.dump(2) +
+          "\n```\n\n</details>\n\n";
+  }
+  return md;
+}
+
+std::string render_notes(const RunReport& r) {
+  std::vector<std::string> notes;
+  if (!r.run.complete) {
+    notes.push_back(
+        "**Incomplete run**: " +
+        (r.run.incomplete_reason.empty() ? std::string("no reason recorded") : r.run.incomplete_reason) +
+        ". The tables hold what was gathered before it stopped.");
+  }
+  if (r.topology.kind == "host") {
+    notes.push_back("Host transport: these figures are MPI over host memory, not GPU-to-GPU links.");
+  }
+  for (const std::string& note : r.run.notes) notes.push_back(note);
+  if (notes.empty()) return {};
+  std::string md = "## Notes and caveats\n\n";
+  for (const std::string& note : notes) md += "- " + note + "\n";
+  return md + "\n";
+}
+
+std::string bytes_cell(const PhaseResult& p) {
+  if (p.phase == Phase::allreduce) return with_thousands(static_cast<double>(p.bytes_per_op));
+  return fmt::format("{} ({})", with_thousands(p.bytes_per_rank_mean), with_thousands(p.bytes_per_rank_max));
+}
+
+std::string render_phase_tables(const RunReport& r) {
+  std::string md = "## Communication of one decode step\n\n";
+  if (r.results.empty()) return md + "No phase results were gathered.\n\n";
+  md +=
+      "Times are microseconds of the slowest rank per trial. *op* is one collective, *step* the whole burst "
+      "of one "
+      "decode step. Bandwidths in GB/s (1e9 B/s); busbw as nccl-tests defines it.\n\n";
+  constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
+  for (Phase phase : kPhases) {
+    std::vector<const PhaseResult*> rows;
+    for (const PhaseResult& p : r.results) {
+      if (p.phase == phase) rows.push_back(&p);
+    }
+    if (rows.empty()) continue;
+    std::stable_sort(rows.begin(), rows.end(), [](const PhaseResult* a, const PhaseResult* b) {
+      return std::tie(a->mode, a->tokens) < std::tie(b->mode, b->tokens);
+    });
+    const bool alltoall = phase != Phase::allreduce;
+    md += fmt::format("### {}\n\n", to_string(phase));
+    md += header({"tokens", "mode", alltoall ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "op p50",
+                  "op p90", "step p50", "step p90", "step p99", "algbw", "busbw", "of link", "wrong",
+                  "slowest rank"});
+    for (const PhaseResult* p : rows) {
+      md += row({std::to_string(p->tokens), to_string(p->mode), bytes_cell(*p),
+                 std::to_string(p->ops_per_step), num(p->op_us.p50), num(p->op_us.p90), num(p->step_us.p50),
+                 num(p->step_us.p90), num(p->step_us.p99), num(p->algbw_gbps), num(p->busbw_gbps),
+                 p->link_fraction ? percent(*p->link_fraction) : "-",
+                 p->checked ? std::to_string(p->wrong) : "not checked", std::to_string(p->slowest_rank)});
+    }
+    std::set<std::string> sources;
+    for (const PhaseResult* p : rows) {
+      if (!p->op_us_source.empty()) sources.insert(p->op_us_source);
+    }
+    if (sources.count("step_over_ops")) {
+      md +=
+          "\nop times marked from `step_over_ops` are the step time divided by ops per step (graph mode).\n";
+    }
+    md += "\n";
+  }
+  return md;
+}
+
+std::string render_serve(const RunReport& r) {
+  std::string md = "## Serving\n\n";
+  const ServeReport& s = r.serve;
+  if (s.levels.empty()) {
+    return md +
+           (s.skipped_reason.empty() ? std::string("The serve phase did not run.")
+                                     : "The serve phase did not run: " + s.skipped_reason + ".") +
+           "\n\n";
+  }
+  md += fmt::format(
+      "Endpoint {} ({} API), model `{}`, prompt about {} tokens, max_tokens {}. TTFT: {}. Token counts: "
+      "{}. Times in ms.\n\n",
+      cell(s.endpoint), cell(s.api), s.model, s.prompt_tokens, s.max_tokens, cell(s.ttft_definition),
+      cell(s.token_count_source));
+  md += header({"concurrency", "requests", "completed", "failed", "TTFT p50", "TPOT p50", "TPOT p90",
+                "ITL p50", "E2EL p50", "output tok/s", "req/s", "errors"});
+  for (const ServeLevel& l : s.levels) {
+    std::vector<std::string> errors;
+    for (const auto& [kind, count] : l.errors) errors.push_back(fmt::format("{} {}", kind, count));
+    md += row({std::to_string(l.concurrency), std::to_string(l.requests), std::to_string(l.completed),
+               std::to_string(l.failed), num(l.ttft_ms.p50), num(l.tpot_ms.p50), num(l.tpot_ms.p90),
+               num(l.itl_ms.p50), num(l.e2el_ms.p50), num(l.output_tokens_per_s), num(l.requests_per_s),
+               cell(join(errors, ", "))});
+  }
+  return md + "\n";
+}
+
+const char* source_mark(EstimateSource source) {
+  switch (source) {
+    case EstimateSource::measured:
+      return "";
+    case EstimateSource::interpolated:
+      return " *";
+    case EstimateSource::extrapolated:
+      return " **";
+  }
+  return "";
+}
+
+std::string render_attribution(const RunReport& r) {
+  std::string md = "## Decode-time attribution\n\n";
+  std::vector<AttributionRow> rows;
+  try {
+    rows = r.attribution.get<std::vector<AttributionRow>>();
+  } catch (const std::exception& e) {
+    return md + "The report's attribution could not be read: " + cell(e.what()) + "\n\n";
+  }
+  if (rows.empty()) {
+    return md +
+           "No attribution: it needs serve results (TPOT per concurrency) and phase results. Give a serve "
+           "report of the same model with `k25comm report FILE --serve SERVE.json`.\n\n";
+  }
+  std::vector<std::string> keys;
+  for (const AttributionRow& a : rows) {
+    for (const CommShare& c : a.comm) {
+      if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
+    }
+  }
+  md +=
+      "Per concurrency C: the serve TPOT p50 next to the communication of one decode step at T = C tokens "
+      "(step burst p50, ms) and its share of TPOT. All-to-All phases use C / ranks tokens per rank (DP "
+      "attention "
+      "spreads requests over ranks). `*` interpolated on log-log axes between measured token counts, `**` "
+      "extrapolated beyond them.\n\n";
+  std::vector<std::string> head = {"C", "T", "TPOT p50 ms"};
+  for (const std::string& key : keys) head.push_back(key + " ms (share)");
+  md += header(head);
+  for (const AttributionRow& a : rows) {
+    std::vector<std::string> cells = {std::to_string(a.concurrency), std::to_string(a.tokens),
+                                      num(a.tpot_ms)};
+    for (const std::string& key : keys) {
+      const CommShare* c = find_share(a, key);
+      cells.push_back(
+          c ? fmt::format("{} ({:.0f} %){}", num(c->comm_ms), c->share * 100.0, source_mark(c->source))
+            : "-");
+    }
+    md += row(cells);
+  }
+  return md + "\n";
+}
+
+std::string optional_pm(const std::optional<double>& value) {
+  return value ? " ± " + num(*value) : "";
+}
+
+std::string render_fits(const RunReport& r) {
+  std::string md = "## Latency model: latency = alpha + bytes / beta\n\n";
+  std::vector<LatencyFit> fits;
+  try {
+    fits = r.fits.get<std::vector<LatencyFit>>();
+  } catch (const std::exception& e) {
+    return md + "The report's fits could not be read: " + cell(e.what()) + "\n\n";
+  }
+  if (fits.empty()) return md + "No fit: a phase needs at least two measured byte counts.\n\n";
+  md +=
+      "Least squares over op p50 against bytes per rank per op; ± is one standard error. The prediction is "
+      "ops/step x (alpha + T x bytes per token / beta).\n\n";
+  md += header({"phase", "mode", "points (tokens)", "alpha us", "beta GB/s", "R²",
+                "predicted step at T=1 / 64 / 512 us", "note"});
+  for (const LatencyFit& f : fits) {
+    md += row({to_string(f.phase), to_string(f.mode),
+               fmt::format("{} ({}-{})", f.points, f.min_tokens, f.max_tokens),
+               num(f.alpha_us) + optional_pm(f.alpha_stderr_us),
+               f.beta_gbps ? num(*f.beta_gbps) + optional_pm(f.beta_stderr_gbps) : "-",
+               fmt::format("{:.4f}", f.r_squared),
+               fmt::format("{} / {} / {}", num(predict_step_us(f, 1)), num(predict_step_us(f, 64)),
+                           num(predict_step_us(f, 512))),
+               cell(f.note)});
+  }
+  return md + "\n";
+}
+
+std::string render_artifacts(const std::vector<ReportArtifact>& artifacts) {
+  if (artifacts.empty()) return {};
+  std::string md = "## Plots and timeline\n\n";
+  for (const ReportArtifact& a : artifacts) {
+    if (a.image) {
+      md += fmt::format("### {}\n\n![{}]({})\n\n", a.title, a.title, a.file_name);
+    } else {
+      md += fmt::format("- [{}]({}): {} (open in https://ui.perfetto.dev or chrome://tracing)\n\n",
+                        a.file_name, a.file_name, a.title);
+    }
+  }
+  return md;
+}
+
+}  // namespace
+
+std::string render_markdown(const RunReport& report, const std::vector<ReportArtifact>& artifacts) {
+  const std::string model = report_model_name(report);
+  std::string md =
+      fmt::format("# k25comm report{}: {}\n\n", model.empty() ? "" : " of " + model, report_label(report));
+  md += render_notes(report);
+  md += render_system(report);
+  md += render_phase_tables(report);
+  md += render_serve(report);
+  md += render_attribution(report);
+  md += render_fits(report);
+  md += render_artifacts(artifacts);
+  return md;
+}
+
+}  // namespace k25
