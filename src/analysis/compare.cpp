@@ -221,7 +221,8 @@ namespace {
 std::string format_value(double value) {
   if (value == 0) return "-";
   if (value >= 1000) return fmt::format("{:.0f}", value);
-  if (value >= 10) return fmt::format("{:.1f}", value);
+  if (value >= 100) return fmt::format("{:.1f}", value);
+  if (value >= 10) return fmt::format("{:.2f}", value);
   return fmt::format("{:.3f}", value);
 }
 

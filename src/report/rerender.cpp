@@ -44,6 +44,11 @@ std::string find_plot_script(const std::string& explicit_path) {
     }
     if (dir == dir.root_path()) break;
   }
+#ifdef K25_SOURCE_DIR
+  if (fs::is_regular_file(fs::path(K25_SOURCE_DIR) / "tools" / "plot-report", ec)) {
+    return (fs::path(K25_SOURCE_DIR) / "tools" / "plot-report").string();
+  }
+#endif
   return {};
 }
 

@@ -27,7 +27,7 @@ int run_report_command(const RerenderOptions& options, std::ostream& out);
 std::string plot_python();
 
 // The plot script: `explicit_path` when given, else $K25_PLOT_SCRIPT, else tools/plot-report beside or above
-// the running executable. Empty when none is found.
+// the running executable, else the source tree it was built from. Empty when none is found.
 std::string find_plot_script(const std::string& explicit_path);
 
 struct ProcessResult {
