@@ -4,13 +4,23 @@
 namespace k25 {
 
 void to_json(nlohmann::json& j, const ServeLevel& l) {
-  j = nlohmann::json{{"concurrency", l.concurrency}, {"requests", l.requests},   {"completed", l.completed},
-                     {"failed", l.failed},           {"errors", l.errors},       {"ttft_ms", l.ttft_ms},
-                     {"tpot_ms", l.tpot_ms},         {"itl_ms", l.itl_ms},       {"e2el_ms", l.e2el_ms},
+  j = nlohmann::json{{"concurrency", l.concurrency},
+                     {"requests", l.requests},
+                     {"completed", l.completed},
+                     {"failed", l.failed},
+                     {"errors", l.errors},
+                     {"ttft_ms", l.ttft_ms},
+                     {"tpot_ms", l.tpot_ms},
+                     {"itl_ms", l.itl_ms},
+                     {"e2el_ms", l.e2el_ms},
                      {"output_tokens_per_s", l.output_tokens_per_s},
                      {"requests_per_s", l.requests_per_s},
                      {"window_s", l.window_s},
-                     {"output_tokens", l.output_tokens}};
+                     {"output_tokens", l.output_tokens},
+                     {"warmup_requests", l.warmup_requests},
+                     {"window_kind", l.window_kind},
+                     {"token_count_source", l.token_count_source},
+                     {"error_examples", l.error_examples}};
 }
 
 void from_json(const nlohmann::json& j, ServeLevel& l) {
@@ -27,6 +37,10 @@ void from_json(const nlohmann::json& j, ServeLevel& l) {
   l.requests_per_s = j.at("requests_per_s").get<double>();
   l.window_s = j.value("window_s", 0.0);
   l.output_tokens = j.value("output_tokens", 0LL);
+  l.warmup_requests = j.value("warmup_requests", 0);
+  l.window_kind = j.value("window_kind", "");
+  l.token_count_source = j.value("token_count_source", "");
+  l.error_examples = j.value("error_examples", std::map<std::string, std::string>{});
 }
 
 void to_json(nlohmann::json& j, const ServeReport& r) {
@@ -36,8 +50,13 @@ void to_json(nlohmann::json& j, const ServeReport& r) {
                      {"model", r.model},
                      {"ttft_definition", r.ttft_definition},
                      {"token_count_source", r.token_count_source},
+                     {"e2el_definition", r.e2el_definition},
+                     {"clock", r.clock},
                      {"prompt_tokens", r.prompt_tokens},
+                     {"prompt_tokens_approximate", r.prompt_tokens_approximate},
                      {"max_tokens", r.max_tokens},
+                     {"ignore_eos", r.ignore_eos},
+                     {"request_rate", r.request_rate},
                      {"levels", r.levels}};
   if (!r.skipped_reason.empty()) j["skipped_reason"] = r.skipped_reason;
 }
@@ -52,6 +71,11 @@ void from_json(const nlohmann::json& j, ServeReport& r) {
   r.token_count_source = j.value("token_count_source", "");
   r.prompt_tokens = j.value("prompt_tokens", 0);
   r.max_tokens = j.value("max_tokens", 0);
+  r.e2el_definition = j.value("e2el_definition", "");
+  r.clock = j.value("clock", "");
+  r.prompt_tokens_approximate = j.value("prompt_tokens_approximate", true);
+  r.ignore_eos = j.value("ignore_eos", false);
+  r.request_rate = j.value("request_rate", 0.0);
   r.levels = j.value("levels", std::vector<ServeLevel>{});
 }
 

@@ -1,4 +1,5 @@
-// What the serve phase measured: per concurrency level, request outcomes and latency distributions (report `serve`).
+// What the serve phase measured: per concurrency level, request outcomes and latency distributions (report
+// `serve`).
 #pragma once
 
 #include <map>
@@ -13,24 +14,33 @@ namespace k25 {
 
 struct ServeLevel {
   int concurrency = 0;
-  int requests = 0;                    // counted requests issued (warm-up excluded)
+  int requests = 0;  // counted requests issued (warm-up excluded)
   int completed = 0;
   int failed = 0;
-  std::map<std::string, int> errors;   // error class -> count (connect_refused, dns, timeout, http_4xx, ...)
+  std::map<std::string, int> errors;  // error class -> count (connect_refused, dns, timeout, http_4xx, ...)
   Stats ttft_ms, tpot_ms, itl_ms, e2el_ms;
-  double output_tokens_per_s = 0;      // over the level's steady window
+  double output_tokens_per_s = 0;  // over the level's steady window
   double requests_per_s = 0;
-  double window_s = 0;                 // length of the steady window
-  long long output_tokens = 0;         // counted output tokens of completed requests
+  double window_s = 0;             // length of the steady window
+  long long output_tokens = 0;     // counted output tokens of completed requests
+  int warmup_requests = 0;         // issued before the level, not counted
+  std::string window_kind;         // "steady" or "level_span" (too few requests for a steady window)
+  std::string token_count_source;  // this level's: "usage", "chunks" or "mixed"
+  std::map<std::string, std::string> error_examples;  // error class -> first message seen
 };
 
 struct ServeReport {
   bool ran = false;
-  std::string skipped_reason;          // why the phase did not run ("no endpoint configured", ...)
+  std::string skipped_reason;  // why the phase did not run ("no endpoint configured", ...)
   std::string endpoint, api, model;
-  std::string ttft_definition;         // e.g. "first chunk carrying content"
-  std::string token_count_source;      // "usage" (server's completion_tokens) or "chunks" (counted) or "mixed"
+  std::string ttft_definition;     // e.g. "first chunk carrying content"
+  std::string token_count_source;  // "usage" (server's completion_tokens) or "chunks" (counted) or "mixed"
+  std::string e2el_definition;     // e.g. "request start to last chunk carrying content"
+  std::string clock;               // where and how times are taken
   int prompt_tokens = 0, max_tokens = 0;
+  bool prompt_tokens_approximate = true;  // prompts are built without a tokenizer
+  bool ignore_eos = false;
+  double request_rate = 0;  // 0: closed loop at fixed concurrency; else Poisson arrivals per second
   std::vector<ServeLevel> levels;
 };
 

@@ -1,0 +1,29 @@
+// Reduction of one concurrency level's request records to the report's ServeLevel (pure: no clock, no I/O).
+#pragma once
+
+#include <vector>
+
+#include "serve/request_record.hpp"
+#include "serve/serve_result.hpp"
+
+namespace k25 {
+
+// The interval over which throughput is measured. Closed loop: from the start of the level (all `concurrency`
+// streams launched at once) until the first completion that no new request replaced. Poisson: from the first
+// to the last arrival. Whichever it is, the caller passes it; `level_span` is first start to last end.
+struct LevelWindow {
+  SteadyTime begin{}, end{};
+};
+
+// Per request, for completed requests only:
+//   TTFT = first content chunk - start; E2EL = last content chunk - start;
+//   ITL  = gaps between consecutive content chunks;
+//   TPOT = (E2EL - TTFT) / (output_tokens - 1), when output_tokens > 1.
+// Throughput counts the output tokens of completed requests whose chunks arrived inside the window (a chunk
+// is worth output_tokens / content_chunks tokens) and the completions inside it. When fewer than
+// `concurrency` requests completed inside the window (too few requests for a steady state), both use the
+// whole level span instead and window_kind says "level_span".
+ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& counted,
+                           const LevelWindow& window);
+
+}  // namespace k25

@@ -1,0 +1,24 @@
+// What the serve phase sends: the endpoint URLs and the JSON body of one streaming request.
+#pragma once
+
+#include <string>
+
+#include "config/run_config.hpp"
+
+namespace k25 {
+
+// Base URL + API path. The base may end in "/" or "/v1" (both accepted): "http://h:8000" and
+// "http://h:8000/v1/" both give "http://h:8000/v1/completions".
+std::string endpoint_url(const std::string& base, const std::string& v1_path);
+std::string generation_url(const ServeSpec& spec);  // /v1/completions or /v1/chat/completions
+
+// A prompt of roughly `tokens` tokens, built without a tokenizer: common English words that are one token in
+// the usual BPE vocabularies, so the real count is within about 10 % for most models. It starts with the
+// request id so that no two requests share a cached prefix.
+std::string approximate_prompt(int tokens, long long request_id);
+
+// The JSON body: model, prompt or messages, max_tokens, "stream": true, stream_options.include_usage,
+// and "ignore_eos" when spec.ignore_eos (a vLLM/SGLang extension).
+std::string streaming_request_body(const ServeSpec& spec, const std::string& model, long long request_id);
+
+}  // namespace k25

@@ -1,0 +1,74 @@
+// Runs the serve phase level by level and assembles ServeReport, handing each level to the journal as it
+// ends.
+#include "serve/serve_phase.hpp"
+
+#include <algorithm>
+
+#include "serve/level_metrics.hpp"
+#include "serve/streaming_client.hpp"
+
+namespace k25 {
+namespace {
+
+int counted_requests(const ServeSpec& spec, int concurrency) {
+  return spec.requests > 0 ? spec.requests : std::max(8, 4 * concurrency);
+}
+
+std::string combined_source(const std::string& so_far, const std::string& level) {
+  if (so_far.empty()) return level;
+  return so_far == level ? so_far : "mixed";
+}
+
+}  // namespace
+
+ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level) {
+  ServeReport report;
+  report.endpoint = spec.endpoint;
+  report.api = to_string(spec.api);
+  report.model = spec.model;
+  report.ttft_definition =
+      "request start to the first chunk carrying generated text (a chat role-only chunk does not count)";
+  report.e2el_definition = "request start to the last chunk carrying generated text";
+  report.clock =
+      "steady clock on rank 0, read when libcurl hands over the bytes (request start: just before the "
+      "request "
+      "is handed to libcurl)";
+  report.prompt_tokens = spec.prompt_tokens;
+  report.max_tokens = spec.max_tokens;
+  report.ignore_eos = spec.ignore_eos;
+  report.request_rate = spec.request_rate;
+  if (spec.endpoint.empty()) {
+    report.skipped_reason = "no endpoint configured (serve.endpoint / --endpoint)";
+    return report;
+  }
+  if (report.model.empty()) report.model = discover_model(spec);
+
+  StreamingClient client(spec, report.model);
+  std::uint64_t seed = 42;
+  for (const int concurrency : spec.concurrency) {
+    if (concurrency <= 0) continue;
+    if (spec.warmup_requests > 0) {
+      BatchPlan warmup;
+      warmup.concurrency = std::min(concurrency, spec.warmup_requests);
+      warmup.count = spec.warmup_requests;
+      warmup.warmup = true;
+      client.run(warmup);
+    }
+    BatchPlan plan;
+    plan.concurrency = concurrency;
+    plan.count = counted_requests(spec, concurrency);
+    plan.rate_per_s = spec.request_rate;
+    plan.seed = seed++;
+    const BatchResult batch = client.run(plan);
+    ServeLevel level = summarize_level(concurrency, batch.records, batch.window);
+    level.warmup_requests = std::max(spec.warmup_requests, 0);
+    if (level.completed > 0)
+      report.token_count_source = combined_source(report.token_count_source, level.token_count_source);
+    if (on_level) on_level(report, level);
+    report.levels.push_back(std::move(level));
+  }
+  report.ran = true;
+  return report;
+}
+
+}  // namespace k25

@@ -1,0 +1,23 @@
+// The serve phase: decode latency of an OpenAI-compatible endpoint at each configured concurrency level.
+#pragma once
+
+#include <functional>
+
+#include "config/run_config.hpp"
+#include "serve/endpoint_probe.hpp"
+#include "serve/serve_result.hpp"
+
+namespace k25 {
+
+// Journal callback, called as each level ends: `header` is the report so far (metadata and the levels before
+// this one), `level` the one just measured.
+using ServeLevelSink = std::function<void(const ServeReport& header, const ServeLevel& level)>;
+
+// Rank 0 only. Needs a live CurlGlobal. For each concurrency level C in spec.concurrency: warm-up requests
+// (spec.warmup_requests, at most C at once, not counted), then spec.requests counted requests (0: max(8, 4
+// C)), closed loop at C in flight, or Poisson arrivals at spec.request_rate capped at C in flight. With
+// spec.endpoint empty nothing is sent: ran = false and skipped_reason says why. Failed requests are counted
+// by class, never thrown; the endpoint is not pre-checked here (call check_endpoint_reachable first).
+ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level);
+
+}  // namespace k25

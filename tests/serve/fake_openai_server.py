@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Fake OpenAI-compatible streaming server for the serve-phase tests (python3 standard library only).
+
+Streams one token per chunk at a fixed schedule: the first content chunk `ttft_ms` after the request arrived,
+then one every `itl_ms` (absolute deadlines, so lateness does not accumulate). Both /v1/completions and
+/v1/chat/completions; GET /v1/models; GET /stats returns what the server really did per request (its own send
+times: the truth the client is measured against); POST /reset clears it.
+
+Options are server-wide defaults (--itl-ms, ...) and can be overridden per endpoint by leading path segments:
+    http://127.0.0.1:PORT/itl_ms=20/fault=cut/v1/completions
+Options: itl_ms, ttft_ms, usage (0/1: send the usage chunk when asked), tokens_per_chunk, role (chat role-only
+first chunk sent at once), crlf (\r\n line ends), comments (": ping" lines), split (each event in two writes),
+fault, fault_every (fault only every Nth request; default 1 = all).
+Faults: http400 (nested error body), http500 (flat error body), stream_error (error event after a 200, then
+[DONE]), cut (connection closed mid-stream), nodone (clean end without [DONE]), bad_json, stall (headers and one
+token, then silence), stall_headers (request read, never answered).
+Prints "PORT <n>" on stdout once listening (--port 0 picks a free port).
+"""
+import argparse
+import asyncio
+import json
+import sys
+import time
+
+DEFAULTS = {
+    "itl_ms": 20.0, "ttft_ms": 100.0, "usage": 1, "tokens_per_chunk": 1, "role": 1, "crlf": 0,
+    "comments": 0, "split": 0, "fault": "", "fault_every": 1,
+}
+
+
+class State:
+    def __init__(self, defaults):
+        self.defaults = defaults
+        self.records = []  # one per finished generation request
+        self.counter = 0
+
+
+def parse_options(path, defaults):
+    options = dict(defaults)
+    segments = [s for s in path.split("?")[0].split("/") if s]
+    rest = []
+    for i, segment in enumerate(segments):
+        if "=" in segment and segment.split("=", 1)[0] in DEFAULTS:
+            key, value = segment.split("=", 1)
+            kind = type(DEFAULTS[key])
+            options[key] = kind(value) if kind is not str else value
+        else:
+            rest = segments[i:]
+            break
+    return options, "/" + "/".join(rest)
+
+
+async def read_request(reader):
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    method, path, _ = lines[0].split(" ", 2)
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            k, v = line.split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+    body = b""
+    if "content-length" in headers:
+        body = await reader.readexactly(int(headers["content-length"]))
+    return method, path, headers, body
+
+
+def plain_response(status, reason, payload, keep_alive=True):
+    data = json.dumps(payload).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
+            f"Connection: {'keep-alive' if keep_alive else 'close'}\r\n\r\n")
+    return head.encode() + data
+
+
+def chunked(data: bytes) -> bytes:
+    return b"%x\r\n" % len(data) + data + b"\r\n"
+
+
+async def sleep_until(loop, deadline):
+    delay = deadline - loop.time()
+    if delay > 0:
+        await asyncio.sleep(delay)
+
+
+async def stream(state, writer, options, api, request, record):
+    loop = asyncio.get_running_loop()
+    t0 = record["_t0"]
+    nl = "\r\n" if options["crlf"] else "\n"
+    max_tokens = int(request.get("max_tokens") or request.get("max_completion_tokens") or 16)
+    include_usage = bool((request.get("stream_options") or {}).get("include_usage")) and options["usage"]
+    fault = options["fault"]
+    chat = api == "chat"
+    created = int(time.time())
+    obj = "chat.completion.chunk" if chat else "text_completion"
+
+    async def send_event(payload):
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        event = ""
+        if options["comments"]:
+            event += ": ping" + nl
+        event += "data: " + text + nl + nl
+        raw = event.encode()
+        if options["split"] and len(raw) > 4:
+            half = len(raw) // 2
+            writer.write(chunked(raw[:half]))
+            await writer.drain()
+            await asyncio.sleep(0.001)
+            writer.write(chunked(raw[half:]))
+        else:
+            writer.write(chunked(raw))
+        await writer.drain()
+
+    def chunk(text=None, finish=None, role=False):
+        if chat:
+            delta = {"role": "assistant", "content": ""} if role else ({"content": text} if text is not None else {})
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        else:
+            choice = {"index": 0, "text": text or "", "finish_reason": finish}
+        return {"id": f"cmpl-{record['id']}", "object": obj, "created": created, "model": "fake-model",
+                "choices": [choice]}
+
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                 b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")
+    await writer.drain()
+    if chat and options["role"]:
+        await send_event(chunk(role=True))
+    tpc = max(1, int(options["tokens_per_chunk"]))
+    chunks = (max_tokens + tpc - 1) // tpc
+    sent_tokens = 0
+    for j in range(chunks):
+        await sleep_until(loop, t0 + options["ttft_ms"] / 1000.0 + j * options["itl_ms"] / 1000.0)
+        n = min(tpc, max_tokens - sent_tokens)
+        await send_event(chunk(text=" tok" * n))
+        now = loop.time()
+        sent_tokens += n
+        if record["first_s"] is None:
+            record["first_s"] = now - t0
+        record["last_s"] = now - t0
+        record["tokens"] = sent_tokens
+        record["chunks"] = j + 1
+        if j == 1 and fault in ("cut", "stream_error", "bad_json", "stall"):
+            break
+        if j == 0 and fault == "stall":
+            break
+    if fault == "cut":
+        writer.transport.abort()  # no chunked terminator: the body is cut
+        return False
+    if fault == "stall":
+        await asyncio.sleep(3600)
+        return False
+    if fault == "bad_json":
+        await send_event('{"id": "x", "choices": [{"text": "oops"')
+        await asyncio.sleep(3600)  # the client must give up on its own
+        return False
+    if fault == "stream_error":
+        await send_event({"error": {"message": "injected stream error", "type": "InternalServerError",
+                                    "param": None, "code": 500}})
+        await send_event("[DONE]")
+    else:
+        await send_event(chunk(text="", finish="length"))
+        if include_usage:
+            usage_chunk = chunk()
+            usage_chunk["choices"] = []
+            usage_chunk["usage"] = {"prompt_tokens": 10, "completion_tokens": sent_tokens,
+                                    "total_tokens": 10 + sent_tokens}
+            await send_event(usage_chunk)
+        if fault != "nodone":
+            await send_event("[DONE]")
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+    return True
+
+
+async def handle(state, reader, writer):
+    try:
+        while True:
+            try:
+                method, path, headers, body = await read_request(reader)
+            except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+                return
+            loop = asyncio.get_running_loop()
+            t0 = loop.time()
+            options, route = parse_options(path, state.defaults)
+            if method == "GET" and route == "/v1/models":
+                writer.write(plain_response(200, "OK", {"object": "list",
+                                                        "data": [{"id": "fake-model", "object": "model"}]}))
+                await writer.drain()
+                continue
+            if method == "GET" and route == "/stats":
+                writer.write(plain_response(200, "OK", {"requests": state.records}))
+                await writer.drain()
+                continue
+            if method == "POST" and route == "/reset":
+                state.records.clear()
+                writer.write(plain_response(200, "OK", {"ok": True}))
+                await writer.drain()
+                continue
+            if method != "POST" or route not in ("/v1/completions", "/v1/chat/completions"):
+                writer.write(plain_response(404, "Not Found", {"error": {"message": f"no route {route}",
+                                                                          "type": "NotFound", "code": 404}}))
+                await writer.drain()
+                continue
+            api = "chat" if route.endswith("chat/completions") else "completions"
+            try:
+                request = json.loads(body)
+            except ValueError:
+                writer.write(plain_response(400, "Bad Request", {"error": {"message": "body is not JSON"}}))
+                await writer.drain()
+                continue
+            state.counter += 1
+            record = {"id": state.counter, "api": api, "first_s": None, "last_s": None, "tokens": 0,
+                      "chunks": 0, "_t0": t0, "arrived_s": t0}
+            every = max(1, int(options["fault_every"]))
+            if options["fault"] and state.counter % every != 0:
+                options["fault"] = ""
+            fault = options["fault"]
+            if fault == "http400":
+                writer.write(plain_response(400, "Bad Request", {"error": {
+                    "message": "injected bad request", "type": "BadRequestError", "param": "max_tokens",
+                    "code": 400}}))
+                await writer.drain()
+                continue
+            if fault == "http500":
+                writer.write(plain_response(500, "Internal Server Error", {
+                    "object": "error", "message": "injected server failure", "type": "InternalServerError",
+                    "param": None, "code": 500}))
+                await writer.drain()
+                continue
+            if fault == "stall_headers":
+                await asyncio.sleep(3600)
+                return
+            keep = await stream(state, writer, options, api, request, record)
+            del record["_t0"]
+            state.records.append(record)
+            if not keep:
+                return
+    except (ConnectionError, asyncio.CancelledError):
+        return
+    finally:
+        try:
+            writer.close()
+        except Exception:
+            pass
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    for key, value in DEFAULTS.items():
+        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value, dest=key)
+    parser.add_argument("--max-seconds", type=float, default=600.0, help="exit after this long (safety)")
+    args = parser.parse_args()
+    state = State({k: getattr(args, k) for k in DEFAULTS})
+    server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
+    port = server.sockets[0].getsockname()[1]
+    print(f"PORT {port}", flush=True)
+    async with server:
+        try:
+            await asyncio.wait_for(server.serve_forever(), timeout=args.max_seconds)
+        except asyncio.TimeoutError:
+            pass
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)

@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Serve-phase tests: k25_serve_driver (the serve phase without MPI) against fake_openai_server.py.
+
+Run one group: python3 test_serve.py TimingTests   (K25_SERVE_DRIVER names the driver executable).
+Every test class starts its own server on a free port and kills it at the end; every wait is bounded.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import unittest
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.environ.get("K25_SERVE_DRIVER", "k25_serve_driver")
+ITL_MS = 20.0
+TTFT_MS = 150.0
+
+
+class FakeServer:
+    """The fake server as a subprocess on a free port."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "fake_openai_server.py"), "--port", "0", "--max-seconds", "300",
+             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()  # bounded: the server prints its port at once or dies
+        if not line.startswith("PORT "):
+            self.stop()
+            raise RuntimeError("fake server did not start: " + line + self.process.stderr.read())
+        self.port = int(line.split()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stats(self):
+        with urllib.request.urlopen(self.url + "/stats", timeout=10) as answer:
+            return json.load(answer)["requests"]
+
+    def reset(self):
+        urllib.request.urlopen(urllib.request.Request(self.url + "/reset", method="POST"), timeout=10).read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+
+
+def run_driver(endpoint, *args, timeout=120, expect_rc=0):
+    command = [DRIVER, "--endpoint", endpoint, *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != expect_rc:
+        raise AssertionError(f"{' '.join(command)} exited {done.returncode}, expected {expect_rc}\n"
+                             f"stdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}")
+    return json.loads(done.stdout) if expect_rc == 0 else done
+
+
+class ServerTestCase(unittest.TestCase):
+    server_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = FakeServer("--itl-ms", str(ITL_MS), "--ttft-ms", str(TTFT_MS), *cls.server_args)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def endpoint(self, **options):
+        return self.server.url + "".join(f"/{k}={v}" for k, v in options.items())
+
+    def only_level(self, result):
+        levels = result["serve"]["levels"]
+        self.assertEqual(len(levels), 1)
+        return levels[0]
+
+
+class TimingTests(ServerTestCase):
+    """Measured TTFT and TPOT against the server's configured values, both API shapes, at 1 and 64 streams."""
+
+    def check_level(self, level, requests, tokens):
+        self.assertEqual(level["requests"], requests)
+        self.assertEqual(level["completed"], requests, level["errors"])
+        self.assertEqual(level["failed"], 0)
+        self.assertEqual(level["output_tokens"], requests * tokens)
+        # TPOT: absolute send deadlines on the server, so only the end points' jitter enters; 3 %.
+        self.assertAlmostEqual(level["tpot_ms"]["p50"], ITL_MS, delta=0.03 * ITL_MS, msg=level["tpot_ms"])
+        # TTFT: one scheduling delay of a loaded 2-core machine; 5 %.
+        self.assertAlmostEqual(level["ttft_ms"]["p50"], TTFT_MS, delta=0.05 * TTFT_MS, msg=level["ttft_ms"])
+        self.assertGreaterEqual(level["ttft_ms"]["min"], TTFT_MS - 1.0)
+        self.assertAlmostEqual(level["itl_ms"]["p50"], ITL_MS, delta=0.15 * ITL_MS, msg=level["itl_ms"])
+        expected_e2el = TTFT_MS + (tokens - 1) * ITL_MS
+        self.assertAlmostEqual(level["e2el_ms"]["p50"], expected_e2el, delta=0.05 * expected_e2el)
+
+    def test_completions_concurrency_1(self):
+        result = run_driver(self.server.url, "--api", "completions", "--concurrency", "1", "--requests", "4",
+                            "--warmup", "1", "--max-tokens", "32")
+        serve = result["serve"]
+        self.assertTrue(serve["ran"])
+        self.assertEqual(serve["model"], "fake-model")  # discovered from /v1/models
+        self.assertEqual(serve["token_count_source"], "usage")
+        self.assertIn("first chunk carrying generated text", serve["ttft_definition"])
+        level = self.only_level(result)
+        self.check_level(level, 4, 32)
+        self.assertEqual(level["window_kind"], "steady")
+        # closed loop at 1 stream: one request per E2EL
+        e2el_s = (TTFT_MS + 31 * ITL_MS) / 1000.0
+        self.assertAlmostEqual(level["requests_per_s"], 1.0 / e2el_s, delta=0.15 / e2el_s)
+        self.assertEqual(len(result["journal"]), 1)
+        self.assertEqual(result["journal"][0]["level"]["concurrency"], 1)
+
+    def test_chat_concurrency_1_ignores_role_only_chunk(self):
+        # The server sends the role-only chunk at once: TTFT must still be the first content chunk.
+        result = run_driver(self.server.url, "--api", "chat", "--concurrency", "1", "--requests", "4",
+                            "--warmup", "1", "--max-tokens", "32")
+        self.check_level(self.only_level(result), 4, 32)
+
+    def test_completions_concurrency_64(self):
+        result = run_driver(self.server.url, "--api", "completions", "--concurrency", "64", "--requests", "128",
+                            "--warmup", "2", "--max-tokens", "32")
+        level = self.only_level(result)
+        self.check_level(level, 128, 32)
+        self.assertEqual(level["window_kind"], "steady")
+        self.assertGreater(level["output_tokens_per_s"], 0.8 * 64 * 1000.0 / ITL_MS * 32 / (32 + TTFT_MS / ITL_MS))
+
+    def test_chat_concurrency_64(self):
+        result = run_driver(self.server.url, "--api", "chat", "--concurrency", "64", "--requests", "64",
+                            "--warmup", "2", "--max-tokens", "32")
+        self.check_level(self.only_level(result), 64, 32)
+
+    def test_levels_are_journaled_in_order(self):
+        result = run_driver(self.endpoint(ttft_ms=20, itl_ms=5), "--concurrency", "1,2,4", "--requests", "4",
+                            "--warmup", "0", "--max-tokens", "8")
+        self.assertEqual([j["level"]["concurrency"] for j in result["journal"]], [1, 2, 4])
+        self.assertEqual([j["levels_before"] for j in result["journal"]], [0, 1, 2])
+        self.assertEqual([lv["completed"] for lv in result["serve"]["levels"]], [4, 4, 4])
+
+    def test_poisson_arrivals(self):
+        result = run_driver(self.endpoint(ttft_ms=20, itl_ms=5), "--concurrency", "8", "--requests", "20",
+                            "--warmup", "0", "--max-tokens", "8", "--request-rate", "40")
+        level = self.only_level(result)
+        self.assertEqual(level["completed"], 20)
+        self.assertEqual(result["serve"]["request_rate"], 40)
+
+
+class TokenCountTests(ServerTestCase):
+    """Token counts with and without usage, several tokens per chunk, stream format variations."""
+
+    def run_level(self, api="completions", **options):
+        result = run_driver(self.endpoint(ttft_ms=30, itl_ms=10, **options), "--api", api, "--concurrency", "2",
+                            "--requests", "4", "--warmup", "0", "--max-tokens", "16")
+        return result, self.only_level(result)
+
+    def test_usage_counts(self):
+        result, level = self.run_level()
+        self.assertEqual(level["token_count_source"], "usage")
+        self.assertEqual(level["output_tokens"], 4 * 16)
+
+    def test_without_usage_chunks_are_counted(self):
+        for api in ("completions", "chat"):
+            result, level = self.run_level(api=api, usage=0)
+            self.assertEqual(result["serve"]["token_count_source"], "chunks")
+            self.assertEqual(level["token_count_source"], "chunks")
+            self.assertEqual(level["output_tokens"], 4 * 16)
+            self.assertAlmostEqual(level["tpot_ms"]["p50"], 10.0, delta=0.5)
+
+    def test_several_tokens_per_chunk_usage_wins(self):
+        result, level = self.run_level(tokens_per_chunk=2)
+        self.assertEqual(level["output_tokens"], 4 * 16)
+        # 8 chunks 10 ms apart carry 16 tokens: TPOT = 70 ms / 15 tokens
+        self.assertAlmostEqual(level["tpot_ms"]["p50"], 70.0 / 15.0, delta=0.3)
+        self.assertAlmostEqual(level["itl_ms"]["p50"], 10.0, delta=1.5)
+
+    def test_several_tokens_per_chunk_without_usage_counts_chunks(self):
+        result, level = self.run_level(tokens_per_chunk=2, usage=0)
+        self.assertEqual(level["token_count_source"], "chunks")
+        self.assertEqual(level["output_tokens"], 4 * 8)
+
+    def test_crlf_comments_and_split_events(self):
+        for api in ("completions", "chat"):
+            result, level = self.run_level(api=api, crlf=1, comments=1, split=1)
+            self.assertEqual(level["completed"], 4, level)
+            self.assertEqual(level["output_tokens"], 4 * 16)
+
+
+class FaultTests(ServerTestCase):
+    """Every fault is classified and counted, the run goes on, nothing hangs."""
+
+    def run_fault(self, fault, *extra, fault_every=1, requests=4, concurrency=2):
+        return self.only_level(run_driver(
+            self.endpoint(ttft_ms=20, itl_ms=5, fault=fault, fault_every=fault_every), "--concurrency",
+            str(concurrency), "--requests", str(requests), "--warmup", "0", "--max-tokens", "8",
+            "--idle-timeout", "0.5", "--connect-timeout", "1", "--request-timeout", "20", *extra, timeout=60))
+
+    def assert_all_failed(self, level, error_class, requests=4):
+        self.assertEqual(level["completed"], 0, level)
+        self.assertEqual(level["failed"], requests)
+        self.assertEqual(level["errors"], {error_class: requests})
+        return level["error_examples"][error_class]
+
+    def test_http_4xx_nested_error_body(self):
+        self.assertEqual(self.assert_all_failed(self.run_fault("http400"), "http_4xx"),
+                         "HTTP 400: injected bad request")
+
+    def test_http_5xx_flat_error_body(self):
+        self.assertEqual(self.assert_all_failed(self.run_fault("http500"), "http_5xx"),
+                         "HTTP 500: injected server failure")
+
+    def test_error_event_after_200(self):
+        self.assertEqual(self.assert_all_failed(self.run_fault("stream_error"), "stream_error"),
+                         "injected stream error")
+
+    def test_stream_cut_in_the_middle(self):
+        self.assert_all_failed(self.run_fault("cut"), "stream_cut")
+
+    def test_stream_without_done(self):
+        self.assert_all_failed(self.run_fault("nodone"), "missing_done")
+
+    def test_malformed_json(self):
+        started = time.monotonic()
+        self.assertIn("malformed JSON", self.assert_all_failed(self.run_fault("bad_json"), "malformed_json"))
+        self.assertLess(time.monotonic() - started, 10)  # abandoned at once, not after a timeout
+
+    def test_idle_timeout_mid_stream(self):
+        started = time.monotonic()
+        self.assert_all_failed(self.run_fault("stall"), "idle_timeout")
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_idle_timeout_before_headers(self):
+        self.assert_all_failed(self.run_fault("stall_headers"), "idle_timeout")
+
+    def test_request_timeout(self):
+        level = self.run_fault("stall", "--idle-timeout", "30", "--request-timeout", "0.6")
+        self.assert_all_failed(level, "request_timeout")
+
+    def test_partial_faults_run_goes_on(self):
+        level = self.run_fault("http500", fault_every=3, requests=12, concurrency=3)
+        self.assertEqual(level["requests"], 12)
+        self.assertEqual(level["failed"], 4)
+        self.assertEqual(level["completed"], 8)
+        self.assertEqual(level["errors"], {"http_5xx": 4})
+        self.assertAlmostEqual(level["tpot_ms"]["p50"], 5.0, delta=1.0)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EndpointTests(unittest.TestCase):
+    """Unreachable endpoints: refused, DNS, connect timeout; skipped phase; fail-fast check (exit 3)."""
+
+    def test_connection_refused_counted(self):
+        level = run_driver(f"http://127.0.0.1:{free_port()}", "--concurrency", "2", "--requests", "4",
+                           "--warmup", "0", "--connect-timeout", "2")["serve"]["levels"][0]
+        self.assertEqual(level["errors"], {"connect_refused": 4})
+
+    def test_dns_failure_counted(self):
+        level = run_driver("http://k25comm-no-such-host.invalid:8000", "--concurrency", "2", "--requests", "4",
+                           "--warmup", "0", "--connect-timeout", "3", timeout=60)["serve"]["levels"][0]
+        self.assertEqual(level["failed"], 4)
+        # a resolver that does not answer at all shows up as a connect timeout; both are DNS trouble here
+        self.assertTrue(set(level["errors"]) <= {"dns", "connect_timeout"}, level["errors"])
+
+    def test_connect_timeout(self):
+        # A listening socket whose accept queue is full: the kernel drops further SYNs.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = []
+        try:
+            for _ in range(4):
+                filler = socket.socket()
+                filler.setblocking(False)
+                filler.connect_ex(("127.0.0.1", port))
+                fillers.append(filler)
+            time.sleep(0.2)
+            started = time.monotonic()
+            level = run_driver(f"http://127.0.0.1:{port}", "--concurrency", "2", "--requests", "2", "--warmup",
+                               "0", "--connect-timeout", "0.5", "--idle-timeout", "0.3",
+                               timeout=60)["serve"]["levels"][0]
+            self.assertEqual(level["errors"], {"connect_timeout": 2})
+            self.assertLess(time.monotonic() - started, 10)
+        finally:
+            for s in fillers + [listener]:
+                s.close()
+
+    def test_check_fails_fast_with_exit_3_naming_the_url(self):
+        url = f"http://127.0.0.1:{free_port()}"
+        started = time.monotonic()
+        done = run_driver(url, "--check", "--connect-timeout", "2", expect_rc=3)
+        self.assertIn(url + "/v1/models", done.stderr)
+        self.assertIn("unreachable", done.stderr)
+        self.assertLess(time.monotonic() - started, 10)
+
+    def test_check_passes_on_live_server(self):
+        server = FakeServer()
+        try:
+            result = run_driver(server.url, "--check", "--concurrency", "1", "--requests", "1", "--warmup", "0",
+                                "--max-tokens", "2")
+            self.assertEqual(result["serve"]["levels"][0]["completed"], 1)
+        finally:
+            server.stop()
+
+    def test_no_endpoint_skips(self):
+        result = run_driver("", "--concurrency", "1")
+        self.assertFalse(result["serve"]["ran"])
+        self.assertIn("no endpoint", result["serve"]["skipped_reason"])
+        self.assertEqual(result["serve"]["levels"], [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
