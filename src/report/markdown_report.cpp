@@ -89,9 +89,10 @@ std::string row(const std::vector<std::string>& cells) {
   return line + "\n";
 }
 
-std::string header(const std::vector<std::string>& cells) {
+// Header and alignment row; numeric tables align every column but the first to the right.
+std::string header(const std::vector<std::string>& cells, bool numeric = true) {
   std::string line = row(cells) + "|";
-  for (std::size_t i = 0; i < cells.size(); ++i) line += i == 0 ? "---|" : "---:|";
+  for (std::size_t i = 0; i < cells.size(); ++i) line += (i == 0 || !numeric) ? "---|" : "---:|";
   return line + "\n";
 }
 
@@ -103,7 +104,7 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 
 std::string render_system(const RunReport& r) {
   std::string md = "## System\n\n";
-  md += header({"fact", "value"});
+  md += header({"fact", "value"}, false);
   md += row({"tool", cell(fmt::format("{} {} ({})", r.tool.name, r.tool.version, r.tool.git_sha))});
   md += row({"started / finished (UTC)", cell(r.run.started_at + " / " + r.run.finished_at)});
   md += row({"ranks", std::to_string(r.run.ranks)});
@@ -128,7 +129,7 @@ std::string render_system(const RunReport& r) {
   md += "\n";
 
   if (!r.topology.gpus.empty()) {
-    md += header({"rank", "host", "GPU", "bus id", "PCIe (max)", "NVLinks", "driver"});
+    md += header({"rank", "host", "GPU", "bus id", "PCIe (max)", "NVLinks", "driver"}, false);
     for (const GpuInfo& g : r.topology.gpus) {
       md += row(
           {std::to_string(g.rank), cell(g.host), cell(g.name), cell(g.bus_id),

@@ -176,3 +176,25 @@ TEST_CASE("report.md states the system facts and links the plots that exist", "[
   CHECK(md.find("[trace.json](trace.json)") != std::string::npos);
   CHECK(md.find("| 1 | eager | 14,336 |") != std::string::npos);
 }
+
+TEST_CASE("host-transport reports analyze, render and compare like GPU ones", "[report_reader][host]") {
+  RunReport host = empty_report("kimi-k2.5", "host");
+  host.run.ranks = 4;
+  host.results = {allreduce_result(1, TimingMode::eager, 3000.0),
+                  allreduce_result(8, TimingMode::eager, 4000.0)};
+  host.serve.skipped_reason = "no endpoint configured";
+  analyze_report(host);
+  CHECK_FALSE(host.results[0].link_fraction.has_value());  // no link limit on host memory
+  CHECK(host.attribution.empty());
+  REQUIRE(host.fits.size() == 1);
+
+  const std::string md = render_markdown(host);
+  CHECK(md.find("host, 4 ranks, mpi") != std::string::npos);
+  CHECK(md.find("Host transport") != std::string::npos);
+  CHECK(md.find("no endpoint configured") != std::string::npos);
+  CHECK(md.find("No attribution") != std::string::npos);
+
+  TempDir dir;
+  const RunReport back = read_report_file(dir.write("report.json", nlohmann::json(host).dump()));
+  CHECK(back.fits.size() == 1);
+}
