@@ -19,20 +19,20 @@ struct PhaseResult {
   Dtype dtype = Dtype::bf16;
   int ranks = 0;
   int ops_per_step = 0;
-  std::uint64_t bytes_per_op = 0;      // AllReduce: bytes reduced per op on every rank
-  double bytes_per_rank_mean = 0;      // All-to-All: bytes one rank sends per op, mean over ranks and ops
-  double bytes_per_rank_max = 0;       // All-to-All: largest bytes any rank sends in any op
-  int iterations = 0;                  // timed trials (whole bursts)
-  int op_iterations = 0;               // trials of the per-op pass
-  Stats step_us;                       // one decode step's burst, per trial, max over ranks (us)
-  Stats op_us;                         // one op, max over ranks (us)
-  std::string op_us_source;            // "per_op_pass": timed op by op; "step_over_ops": graph step / ops_per_step
-  double algbw_gbps = 0;               // bytes per rank per op / (p50 step time / ops_per_step), GB/s = 1e9 B/s
-  double busbw_gbps = 0;               // algbw x 2(n-1)/n (AllReduce) or x (n-1)/n (All-to-All), as nccl-tests
-  std::optional<double> link_fraction; // busbw / the link's per-direction limit, where the topology is known
-  std::uint64_t wrong = 0;             // wrong elements summed over ranks in the correctness pass
-  bool checked = false;                // whether the correctness pass ran
-  int slowest_rank = 0;                // rank with the largest median step time
+  std::uint64_t bytes_per_op = 0;  // AllReduce: bytes reduced per op on every rank
+  double bytes_per_rank_mean = 0;  // All-to-All: bytes one rank sends per op, mean over ranks and ops
+  double bytes_per_rank_max = 0;   // All-to-All: largest bytes any rank sends in any op
+  int iterations = 0;              // timed trials (whole bursts)
+  int op_iterations = 0;           // trials of the per-op pass
+  Stats step_us;                   // one decode step's burst, per trial, max over ranks (us)
+  Stats op_us;                     // one op, max over ranks (us)
+  std::string op_us_source;  // "per_op_pass": timed op by op; "step_over_ops": graph step / ops_per_step
+  double algbw_gbps = 0;     // bytes per rank per op / (p50 step time / ops_per_step), GB/s = 1e9 B/s
+  double busbw_gbps = 0;     // algbw x 2(n-1)/n (AllReduce) or x (n-1)/n (All-to-All), as nccl-tests
+  std::optional<double> link_fraction;  // busbw / the link's per-direction limit, where the topology is known
+  std::uint64_t wrong = 0;              // wrong elements summed over ranks in the correctness pass
+  bool checked = false;                 // whether the correctness pass ran
+  int slowest_rank = 0;                 // rank with the largest median step time
 };
 
 void to_json(nlohmann::json& j, const PhaseResult& r);

@@ -8,7 +8,8 @@
 
 namespace k25 {
 
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point, bool checked) {
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
+                              bool checked) {
   PhaseResult r;
   r.phase = phase.phase;
   r.tokens = phase.tokens;
@@ -27,7 +28,8 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
     double total = 0, largest = 0;
     for (const auto& matrix : phase.matrices) {
       total += static_cast<double>(matrix.total());
-      for (int src = 0; src < matrix.ranks(); ++src) largest = std::max(largest, static_cast<double>(matrix.row_sum(src)));
+      for (int src = 0; src < matrix.ranks(); ++src)
+        largest = std::max(largest, static_cast<double>(matrix.row_sum(src)));
     }
     const double rank_ops = static_cast<double>(phase.matrices.size()) * phase.ranks;
     r.bytes_per_rank_mean = rank_ops > 0 ? total / rank_ops : 0;

@@ -1,4 +1,5 @@
-// The report document (report.json): tool, run, topology, results, serve, attribution, fits. Versioned by schema_version.
+// The report document (report.json): tool, run, topology, results, serve, attribution, fits. Versioned by
+// schema_version.
 #pragma once
 
 #include <map>
@@ -22,20 +23,20 @@ struct ToolInfo {
 };
 
 struct RunInfo {
-  std::string started_at, finished_at;   // UTC, ISO 8601
+  std::string started_at, finished_at;  // UTC, ISO 8601
   int ranks = 0;
   std::vector<std::string> hosts;
-  std::string transport;                 // "mpi" | "nccl"
-  std::string transport_reason;          // why --backend auto chose it
-  std::string clock;                     // what the timestamps are
+  std::string transport;         // "mpi" | "nccl"
+  std::string transport_reason;  // why --backend auto chose it
+  std::string clock;             // what the timestamps are
   std::string config_path;
-  nlohmann::json config;                 // the effective config (after flags)
+  nlohmann::json config;  // the effective config (after flags)
   std::string command_line;
   std::map<std::string, std::string> env;  // NCCL_* and OMPI_* variables
   std::string mpi_version, compiler;
-  bool complete = true;                  // false: interrupted or failed; results hold what was gathered
+  bool complete = true;  // false: interrupted or failed; results hold what was gathered
   std::string incomplete_reason;
-  std::vector<std::string> notes;        // caveats the reader must see (e.g. one-rank NCCL measures launch cost)
+  std::vector<std::string> notes;  // caveats the reader must see (e.g. one-rank NCCL measures launch cost)
 };
 
 struct RunReport {

@@ -31,24 +31,25 @@ struct ConfigOverrides {
 
 struct CommandLine {
   Command command = Command::measure;
-  int exit_code = 0;               // for exit_now (--help, --version, parse errors)
-  std::string config_path;         // --sizes
+  int exit_code = 0;        // for exit_now (--help, --version, parse errors)
+  std::string config_path;  // --sizes
   ConfigOverrides overrides;
-  int dry_run_ranks = 0;           // --ranks for --dry-run; 0: from the launcher's environment, else 8
+  int dry_run_ranks = 0;  // --ranks for --dry-run; 0: from the launcher's environment, else 8
   std::string compare_base, compare_new;
   double compare_threshold_pct = 5.0;
   std::string report_input, report_serve, report_out;
-  std::string text;                // the command line as given, for the report
+  std::string text;  // the command line as given, for the report
 };
 
-// Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints the reason
-// and returns exit_now with code 2. `print` is false on ranks other than the launcher's rank 0.
+// Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints the
+// reason and returns exit_now with code 2. `print` is false on ranks other than the launcher's rank 0.
 CommandLine parse_command_line(int argc, char** argv, bool print);
 
 // Applies flags over a loaded config; throws ConfigError/UsageError for bad values (exit 2).
 void apply_overrides(const ConfigOverrides& overrides, RunConfig& config);
 
-// The config used when --sizes is not given: configs/kimi.yaml under the working directory, else the source tree's.
+// The config used when --sizes is not given: configs/kimi.yaml under the working directory, else the source
+// tree's.
 std::string default_config_path();
 
 }  // namespace k25

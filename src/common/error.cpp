@@ -27,13 +27,12 @@ std::string host_name() {
   return name.data();
 }
 
-std::string full_message(const std::string& message, const std::string& call, const char* file, int line, int rank,
-                         const std::string& host) {
-  std::string text = message;
-  if (!call.empty()) text += fmt::format(" [call: {}]", call);
-  if (file != nullptr) text += fmt::format(" [at {}:{}]", file, line);
-  if (rank >= 0) text += fmt::format(" [rank {} on {}]", rank, host);
-  return text;
+std::string full_message(const std::string& message, const std::string& call, const char* file, int line,
+                         int rank, const std::string& host) {
+  const std::string call_part = call.empty() ? "" : fmt::format(" [call: {}]", call);
+  const std::string file_part = file == nullptr ? "" : fmt::format(" [at {}:{}]", file, line);
+  const std::string rank_part = rank < 0 ? "" : fmt::format(" [rank {} on {}]", rank, host);
+  return fmt::format("{}{}{}{}", message, call_part, file_part, rank_part);
 }
 
 }  // namespace
@@ -51,8 +50,9 @@ Error::Error(ExitCode code, const std::string& message, std::string failed_call,
 
 ConfigError::ConfigError(const std::string& config_file, int config_line, const std::string& key,
                          const std::string& message)
-    : Error(ExitCode::bad_usage, config_line > 0 ? fmt::format("{}:{}: {}: {}", config_file, config_line, key, message)
-                                                 : fmt::format("{}: {}: {}", config_file, key, message)),
+    : Error(ExitCode::bad_usage, config_line > 0
+                                     ? fmt::format("{}:{}: {}: {}", config_file, config_line, key, message)
+                                     : fmt::format("{}: {}: {}", config_file, key, message)),
       config_file_(config_file),
       config_line_(config_line),
       key_(key) {}
@@ -61,8 +61,9 @@ void throw_mpi_error(int rc, const char* call, const char* file, int line) {
   std::array<char, MPI_MAX_ERROR_STRING> text{};
   int length = 0;
   if (MPI_Error_string(rc, text.data(), &length) != MPI_SUCCESS) length = 0;
-  throw RuntimeFault(fmt::format("MPI error {}: {}", rc, std::string(text.data(), static_cast<size_t>(length))), call,
-                     file, line);
+  throw RuntimeFault(
+      fmt::format("MPI error {}: {}", rc, std::string(text.data(), static_cast<size_t>(length))), call, file,
+      line);
 }
 
 }  // namespace k25

@@ -1,4 +1,5 @@
-// Exceptions of k25comm: each carries the exit code it maps to, the failed call, source file and line, rank and host.
+// Exceptions of k25comm: each carries the exit code it maps to, the failed call, source file and line, rank
+// and host.
 #pragma once
 
 #include <stdexcept>
@@ -46,7 +47,8 @@ class UsageError : public Error {
 // Bad config: names the config file, its line (1-based; 0 when unknown) and the key path (exit 2).
 class ConfigError : public Error {
  public:
-  ConfigError(const std::string& config_file, int config_line, const std::string& key, const std::string& message);
+  ConfigError(const std::string& config_file, int config_line, const std::string& key,
+              const std::string& message);
   const std::string& config_file() const noexcept { return config_file_; }
   int config_line() const noexcept { return config_line_; }
   const std::string& key() const noexcept { return key_; }
@@ -60,7 +62,8 @@ class ConfigError : public Error {
 // A fault at run time: a failed MPI/CUDA/NCCL/OS call, a timeout, an unreachable endpoint (exit 3).
 class RuntimeFault : public Error {
  public:
-  RuntimeFault(const std::string& message, std::string failed_call = {}, const char* file = nullptr, int line = 0)
+  RuntimeFault(const std::string& message, std::string failed_call = {}, const char* file = nullptr,
+               int line = 0)
       : Error(ExitCode::runtime_fault, message, std::move(failed_call), file, line) {}
 };
 
@@ -75,8 +78,8 @@ void throw_mpi_error(int rc, const char* call, const char* file, int line);
 
 }  // namespace k25
 
-#define K25_MPI_CHECK(call)                                       \
-  do {                                                            \
-    const int k25_mpi_rc_ = (call);                               \
+#define K25_MPI_CHECK(call)                                                               \
+  do {                                                                                    \
+    const int k25_mpi_rc_ = (call);                                                       \
     if (k25_mpi_rc_ != 0) ::k25::throw_mpi_error(k25_mpi_rc_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -1,4 +1,5 @@
-// The one process-wide flag k25comm keeps: which signal asked it to stop (a signal handler can set nothing else).
+// The one process-wide flag k25comm keeps: which signal asked it to stop (a signal handler can set nothing
+// else).
 #include "common/interrupt.hpp"
 
 #include <csignal>
@@ -7,7 +8,9 @@ namespace k25 {
 namespace {
 volatile std::sig_atomic_t received_signal = 0;  // written only by the handler or request_interrupt
 
-extern "C" void record_signal(int signal_number) { received_signal = signal_number; }
+extern "C" void record_signal(int signal_number) {
+  received_signal = signal_number;
+}
 }  // namespace
 
 void install_interrupt_handlers() {
@@ -19,8 +22,12 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-int interrupt_signal() { return static_cast<int>(received_signal); }
+int interrupt_signal() {
+  return static_cast<int>(received_signal);
+}
 
-void request_interrupt(int signal_number) { received_signal = signal_number; }
+void request_interrupt(int signal_number) {
+  received_signal = signal_number;
+}
 
 }  // namespace k25

@@ -30,7 +30,7 @@ class RankContext {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  int local_rank() const { return local_rank_; }   // rank among the ranks of this host
+  int local_rank() const { return local_rank_; }  // rank among the ranks of this host
   int local_size() const { return local_size_; }
   int host_count() const { return host_count_; }
   const std::string& host() const { return host_; }

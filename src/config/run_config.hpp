@@ -23,17 +23,17 @@ struct ModelSpec {
   std::string name;
   int hidden_size = 0;
   int num_layers = 0;
-  int dense_layers = 0;          // leading layers with a dense MLP (no MoE All-to-All)
+  int dense_layers = 0;  // leading layers with a dense MLP (no MoE All-to-All)
   int routed_experts = 0;
-  int experts_per_token = 0;     // top-k
+  int experts_per_token = 0;  // top-k
   int shared_experts = 0;
   Dtype activation_dtype = Dtype::bf16;
-  int allreduces_per_layer = 2;  // tensor parallelism: after attention o_proj and after the MLP/MoE
-  bool embedding_allreduce = false;  // vocab-parallel embedding adds one more AllReduce per step
+  int allreduces_per_layer = 2;       // tensor parallelism: after attention o_proj and after the MLP/MoE
+  bool embedding_allreduce = false;   // vocab-parallel embedding adds one more AllReduce per step
   Dtype dispatch_dtype = Dtype::fp8;  // fp8 with fp32 scales per `fp8_scale_block` values
   Dtype combine_dtype = Dtype::bf16;
   int fp8_scale_block = 128;
-  int dispatch_header_bytes = 16;     // per-copy header of the fp8 dispatch payload (DeepEP)
+  int dispatch_header_bytes = 16;  // per-copy header of the fp8 dispatch payload (DeepEP)
   int moe_layers() const { return num_layers - dense_layers; }
 };
 
@@ -47,54 +47,55 @@ struct RoutingSpec {
 
 // What is measured and for how long.
 struct SweepSpec {
-  std::vector<int> tokens;           // token counts per step (per rank for expert parallelism)
+  std::vector<int> tokens;  // token counts per step (per rank for expert parallelism)
   bool run_allreduce = true;
   bool run_alltoall = true;
-  bool run_serve = true;             // runs only when an endpoint is configured
-  std::vector<TimingMode> modes = {TimingMode::eager, TimingMode::graph};  // graph only where the transport can
+  bool run_serve = true;  // runs only when an endpoint is configured
+  std::vector<TimingMode> modes = {TimingMode::eager,
+                                   TimingMode::graph};  // graph only where the transport can
   Dtype allreduce_dtype = Dtype::bf16;
   bool in_place = false;
-  int warmup = 5;                    // untimed bursts before the trials of a point
-  int iterations = 50;               // timed trials (whole bursts) per point, at most
-  double time_budget_s = 5.0;        // a point also stops once its trials took this long (at least min_iterations)
+  int warmup = 5;              // untimed bursts before the trials of a point
+  int iterations = 50;         // timed trials (whole bursts) per point, at most
+  double time_budget_s = 5.0;  // a point also stops once its trials took this long (at least min_iterations)
   int min_iterations = 3;
-  int op_iterations = 10;            // trials of the separate per-op timing pass, at most
-  bool check = true;                 // correctness pass after timing
-  bool include_permute = false;      // NCCL: count MoE pack/unpack kernels in the All-to-All step
+  int op_iterations = 10;        // trials of the separate per-op timing pass, at most
+  bool check = true;             // correctness pass after timing
+  bool include_permute = false;  // NCCL: count MoE pack/unpack kernels in the All-to-All step
 };
 
 struct TransportSpec {
   Backend backend = Backend::automatic;
-  double timeout_s = 60.0;           // watchdog: a collective that takes longer aborts the run (exit 3)
-  std::string inject_hang;           // test-only: "PHASE:TOKENS:OP" makes that op wait forever
+  double timeout_s = 60.0;  // watchdog: a collective that takes longer aborts the run (exit 3)
+  std::string inject_hang;  // test-only: "PHASE:TOKENS:OP" makes that op wait forever
 };
 
 // The serving endpoint whose decode latency is the attribution's denominator.
 struct ServeSpec {
-  std::string endpoint;              // base URL, e.g. http://127.0.0.1:8000; empty: serve phase skipped
+  std::string endpoint;  // base URL, e.g. http://127.0.0.1:8000; empty: serve phase skipped
   ServeApi api = ServeApi::completions;
-  std::string model;                 // "model" field of the request
-  std::string api_key;               // optional bearer token
+  std::string model;    // "model" field of the request
+  std::string api_key;  // optional bearer token
   std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  int requests = 0;                  // per level; 0: 4 x concurrency, at least 8
-  int warmup_requests = 2;           // per level, not counted
+  int requests = 0;         // per level; 0: 4 x concurrency, at least 8
+  int warmup_requests = 2;  // per level, not counted
   int max_tokens = 64;
-  int prompt_tokens = 128;           // approximate: the prompt is built without a tokenizer
+  int prompt_tokens = 128;  // approximate: the prompt is built without a tokenizer
   bool ignore_eos = true;
-  double request_rate = 0.0;         // requests/s (Poisson arrivals); 0: closed loop at fixed concurrency
+  double request_rate = 0.0;  // requests/s (Poisson arrivals); 0: closed loop at fixed concurrency
   double connect_timeout_s = 10.0;
-  double idle_timeout_s = 60.0;      // no byte for this long: the request fails as a timeout
+  double idle_timeout_s = 60.0;  // no byte for this long: the request fails as a timeout
   double request_timeout_s = 600.0;
 };
 
 struct OutputSpec {
   std::string dir = "k25comm-out";
-  bool trace = true;                 // Chrome trace-event timeline of one representative trial
+  bool trace = true;  // Chrome trace-event timeline of one representative trial
 };
 
 struct RunConfig {
-  std::string config_path;           // as given; empty for built-in defaults
-  std::string config_text;           // the YAML as read, for the report
+  std::string config_path;  // as given; empty for built-in defaults
+  std::string config_text;  // the YAML as read, for the report
   ModelSpec model;
   RoutingSpec routing;
   SweepSpec sweep;

@@ -1,4 +1,5 @@
-// Reduces every rank's samples of a point to the coordinator: max per trial, sum of wrong, slowest rank, timeline.
+// Reduces every rank's samples of a point to the coordinator: max per trial, sum of wrong, slowest rank,
+// timeline.
 #include "gather/gathered_point.hpp"
 
 #include <algorithm>
@@ -12,8 +13,8 @@ namespace {
 
 std::vector<double> max_over_ranks(const std::vector<double>& local, const RankContext& context) {
   std::vector<double> result(context.is_coordinator() ? local.size() : 0);
-  K25_MPI_CHECK(MPI_Reduce(local.data(), result.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX, 0,
-                           context.world()));
+  K25_MPI_CHECK(MPI_Reduce(local.data(), result.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                           0, context.world()));
   return result;
 }
 
@@ -37,16 +38,17 @@ int representative_trial_index(const PointSamples& samples, const RankContext& c
 std::vector<std::vector<OpSpan>> gather_trial(const std::vector<OpSpan>& local, const RankContext& context) {
   std::vector<double> flat;
   for (const auto& span : local)
-    flat.insert(flat.end(), {static_cast<double>(span.op_index), static_cast<double>(span.layer), span.start_us,
-                             span.end_us});
+    flat.insert(flat.end(), {static_cast<double>(span.op_index), static_cast<double>(span.layer),
+                             span.start_us, span.end_us});
   const int count = static_cast<int>(flat.size());
   std::vector<int> counts(static_cast<std::size_t>(context.size()));
   K25_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, context.world()));
   std::vector<int> displs(counts.size(), 0);
   std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
-  std::vector<double> all(context.is_coordinator() ? static_cast<std::size_t>(displs.back() + counts.back()) : 0);
-  K25_MPI_CHECK(MPI_Gatherv(flat.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
-                            context.world()));
+  std::vector<double> all(context.is_coordinator() ? static_cast<std::size_t>(displs.back() + counts.back())
+                                                   : 0);
+  K25_MPI_CHECK(MPI_Gatherv(flat.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                            MPI_DOUBLE, 0, context.world()));
   std::vector<std::vector<OpSpan>> per_rank;
   if (!context.is_coordinator()) return per_rank;
   per_rank.resize(counts.size());
@@ -67,10 +69,12 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
 
   double my_p50 = summarize(samples.step_us).p50;
   point.rank_step_p50.resize(context.is_coordinator() ? static_cast<std::size_t>(context.size()) : 0);
-  K25_MPI_CHECK(MPI_Gather(&my_p50, 1, MPI_DOUBLE, point.rank_step_p50.data(), 1, MPI_DOUBLE, 0, context.world()));
+  K25_MPI_CHECK(
+      MPI_Gather(&my_p50, 1, MPI_DOUBLE, point.rank_step_p50.data(), 1, MPI_DOUBLE, 0, context.world()));
   if (context.is_coordinator())
-    point.slowest_rank = static_cast<int>(std::max_element(point.rank_step_p50.begin(), point.rank_step_p50.end()) -
-                                          point.rank_step_p50.begin());
+    point.slowest_rank =
+        static_cast<int>(std::max_element(point.rank_step_p50.begin(), point.rank_step_p50.end()) -
+                         point.rank_step_p50.begin());
 
   unsigned long long wrong = samples.wrong, total_wrong = 0;
   K25_MPI_CHECK(MPI_Reduce(&wrong, &total_wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, context.world()));
@@ -80,7 +84,8 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
 
   if (!samples.op_trial_spans.empty()) {
     const int index = representative_trial_index(samples, context);
-    point.representative_trial = gather_trial(samples.op_trial_spans[static_cast<std::size_t>(index)], context);
+    point.representative_trial =
+        gather_trial(samples.op_trial_spans[static_cast<std::size_t>(index)], context);
   }
   return point;
 }

@@ -11,11 +11,11 @@
 namespace k25 {
 
 struct GatheredPoint {
-  std::vector<double> step_us;          // per trial, max over ranks
-  std::vector<double> op_us;            // per (op-pass trial, op), max over ranks
-  std::vector<double> rank_step_p50;    // median step time of each rank
-  int slowest_rank = 0;                 // rank with the largest median step time
-  std::uint64_t wrong = 0;              // summed over ranks
+  std::vector<double> step_us;        // per trial, max over ranks
+  std::vector<double> op_us;          // per (op-pass trial, op), max over ranks
+  std::vector<double> rank_step_p50;  // median step time of each rank
+  int slowest_rank = 0;               // rank with the largest median step time
+  std::uint64_t wrong = 0;            // summed over ranks
   int checked_ops = 0;
   bool interrupted = false;
   std::vector<std::vector<OpSpan>> representative_trial;  // per rank: the op-pass trial with the median total

@@ -13,8 +13,8 @@ namespace {
 
 enum StopFlags : int { keep_going = 0, budget_spent = 1, interrupted = 2 };
 
-// Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any rank
-// may report an interrupt. One small allreduce, outside the timed region.
+// Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any
+// rank may report an interrupt. One small allreduce, outside the timed region.
 int collective_stop(const RankContext& context, int trials_done, int max_trials, int min_trials,
                     std::chrono::steady_clock::time_point started, double budget_s) {
   int local = keep_going;
@@ -52,16 +52,25 @@ std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
   return {picks.begin(), picks.end()};
 }
 
-PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode, const SweepSpec& sweep,
-                           const RankContext& context) {
+PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
+                           const SweepSpec& sweep, const RankContext& context) {
   PointSamples samples;
   std::unique_ptr<CapturedBurst> graph;
   if (mode == TimingMode::graph) graph = transport.capture(phase);
 
-  for (int i = 0; i < sweep.warmup; ++i) {
+  // Warm-up: `warmup` bursts, or fewer (at least one) once they took the point's time budget.
+  const auto warmup_started = std::chrono::steady_clock::now();
+  for (int done = 0; done < sweep.warmup;) {
     K25_MPI_CHECK(MPI_Barrier(context.world()));
     run_burst(transport, phase, graph.get());
     transport.synchronize();
+    ++done;
+    const int stop = collective_stop(context, done, sweep.warmup, 1, warmup_started, sweep.time_budget_s);
+    if (stop & interrupted) {
+      samples.interrupted = true;
+      return samples;
+    }
+    if (stop & budget_spent) break;
   }
 
   // Timed trials of the whole burst.
@@ -84,7 +93,8 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     if (stop & budget_spent) break;
   }
 
-  // Per-op pass (eager only: inside a graph the ops cannot be timed one by one without changing what is replayed).
+  // Per-op pass (eager only: inside a graph the ops cannot be timed one by one without changing what is
+  // replayed).
   if (mode == TimingMode::eager && sweep.op_iterations > 0) {
     const auto ops = phase.ops.size();
     const auto op_started = std::chrono::steady_clock::now();

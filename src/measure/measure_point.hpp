@@ -13,11 +13,11 @@ namespace k25 {
 // Collective over all ranks of `context`. The phase must have been prepared on the transport.
 // Stops after sweep.iterations trials, or once the trials took sweep.time_budget_s (after min_iterations);
 // the coordinator decides and all ranks follow, so every rank times the same trials.
-PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode, const SweepSpec& sweep,
-                           const RankContext& context);
+PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
+                           const SweepSpec& sweep, const RankContext& context);
 
-// Which ops of a phase the correctness pass verifies: every op whose shape differs (AllReduce ops of one burst share
-// one size, so one is enough); for All-to-All the first, middle and last layer's matrices.
+// Which ops of a phase the correctness pass verifies: every op whose shape differs (AllReduce ops of one
+// burst share one size, so one is enough); for All-to-All the first, middle and last layer's matrices.
 std::vector<std::size_t> ops_to_verify(const PhasePlan& phase);
 
 }  // namespace k25

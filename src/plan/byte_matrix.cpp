@@ -17,7 +17,9 @@ std::uint64_t ByteMatrix::col_sum(int dst) const {
   return sum;
 }
 
-std::uint64_t ByteMatrix::total() const { return std::accumulate(cells_.begin(), cells_.end(), std::uint64_t{0}); }
+std::uint64_t ByteMatrix::total() const {
+  return std::accumulate(cells_.begin(), cells_.end(), std::uint64_t{0});
+}
 
 ByteMatrix ByteMatrix::transposed() const {
   ByteMatrix out(ranks_);

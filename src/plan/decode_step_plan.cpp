@@ -1,4 +1,5 @@
-// Builds the ops of one decode step: the AllReduce burst of tensor parallelism and the MoE dispatch/combine bursts.
+// Builds the ops of one decode step: the AllReduce burst of tensor parallelism and the MoE dispatch/combine
+// bursts.
 #include "plan/decode_step_plan.hpp"
 
 #include <algorithm>
@@ -53,29 +54,34 @@ PhasePlan allreduce_burst(const ModelSpec& model, const SweepSpec& sweep, int to
   const std::size_t bytes = allreduce_bytes(model, sweep.allreduce_dtype, tokens);
   if (model.embedding_allreduce) plan.ops.push_back({Phase::allreduce, -1, bytes, -1});
   for (int layer = 0; layer < model.num_layers; ++layer)
-    for (int i = 0; i < model.allreduces_per_layer; ++i) plan.ops.push_back({Phase::allreduce, layer, bytes, -1});
+    for (int i = 0; i < model.allreduces_per_layer; ++i)
+      plan.ops.push_back({Phase::allreduce, layer, bytes, -1});
   return plan;
 }
 
 // Dispatch and combine of every MoE layer; combine returns each copy along the reverse path.
-void alltoall_bursts(const ModelSpec& model, const RoutingSpec& routing, int tokens, int ranks, PhasePlan& dispatch,
-                     PhasePlan& combine) {
-  dispatch = PhasePlan{Phase::dispatch, tokens, ranks, model.dispatch_dtype, dispatch_bytes_per_copy(model), {}, {}};
-  combine = PhasePlan{Phase::combine, tokens, ranks, model.combine_dtype, combine_bytes_per_copy(model), {}, {}};
+void alltoall_bursts(const ModelSpec& model, const RoutingSpec& routing, int tokens, int ranks,
+                     PhasePlan& dispatch, PhasePlan& combine) {
+  dispatch =
+      PhasePlan{Phase::dispatch, tokens, ranks, model.dispatch_dtype, dispatch_bytes_per_copy(model), {}, {}};
+  combine =
+      PhasePlan{Phase::combine, tokens, ranks, model.combine_dtype, combine_bytes_per_copy(model), {}, {}};
   for (int layer = model.dense_layers; layer < model.num_layers; ++layer) {
     const ByteMatrix copies = route_copies(model, routing, tokens, ranks, layer);
     const auto index = static_cast<int>(dispatch.matrices.size());
     dispatch.matrices.push_back(copies.scaled(dispatch.bytes_per_copy));
     combine.matrices.push_back(copies.transposed().scaled(combine.bytes_per_copy));
-    dispatch.ops.push_back({Phase::dispatch, layer, static_cast<std::size_t>(dispatch.matrices.back().total()), index});
-    combine.ops.push_back({Phase::combine, layer, static_cast<std::size_t>(combine.matrices.back().total()), index});
+    dispatch.ops.push_back(
+        {Phase::dispatch, layer, static_cast<std::size_t>(dispatch.matrices.back().total()), index});
+    combine.ops.push_back(
+        {Phase::combine, layer, static_cast<std::size_t>(combine.matrices.back().total()), index});
   }
 }
 
 }  // namespace
 
-DecodeStepPlan plan_decode_step(const ModelSpec& model, const RoutingSpec& routing, const SweepSpec& sweep, int tokens,
-                                int ranks) {
+DecodeStepPlan plan_decode_step(const ModelSpec& model, const RoutingSpec& routing, const SweepSpec& sweep,
+                                int tokens, int ranks) {
   DecodeStepPlan plan{tokens, ranks, {}};
   if (sweep.run_allreduce && allreduces_per_step(model) > 0)
     plan.phases.push_back(allreduce_burst(model, sweep, tokens, ranks));

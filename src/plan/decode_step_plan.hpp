@@ -14,20 +14,21 @@ namespace k25 {
 // One collective of the decode step.
 struct CommOp {
   Phase phase;
-  int layer;           // decoder layer the op belongs to; -1 for the vocab-parallel embedding AllReduce
-  std::size_t bytes;   // AllReduce: bytes of the buffer reduced on every rank. All-to-All: bytes all ranks send in total
-  int matrix_index;    // All-to-All: index into PhasePlan::matrices; -1 for AllReduce
+  int layer;          // decoder layer the op belongs to; -1 for the vocab-parallel embedding AllReduce
+  std::size_t bytes;  // AllReduce: bytes of the buffer reduced on every rank. All-to-All: bytes all ranks
+                      // send in total
+  int matrix_index;   // All-to-All: index into PhasePlan::matrices; -1 for AllReduce
 };
 
 // The ops of one phase (AllReduce burst, dispatch burst or combine burst) in issue order.
 struct PhasePlan {
   Phase phase;
-  int tokens;                       // tokens per step (per rank for expert parallelism)
+  int tokens;  // tokens per step (per rank for expert parallelism)
   int ranks;
-  Dtype dtype;                      // element type; fp8 dispatch payloads are moved as bytes
-  std::size_t bytes_per_copy = 0;   // All-to-All: bytes of one token copy (payload + scales + header)
+  Dtype dtype;                     // element type; fp8 dispatch payloads are moved as bytes
+  std::size_t bytes_per_copy = 0;  // All-to-All: bytes of one token copy (payload + scales + header)
   std::vector<CommOp> ops;
-  std::vector<ByteMatrix> matrices; // All-to-All: bytes from rank src to rank dst, one matrix per op
+  std::vector<ByteMatrix> matrices;  // All-to-All: bytes from rank src to rank dst, one matrix per op
 
   // Largest per-rank buffer any op of this phase needs, in bytes: send side and receive side.
   std::size_t max_send_bytes_per_rank() const;
@@ -43,13 +44,15 @@ struct DecodeStepPlan {
 
 // Bytes one AllReduce moves per rank: tokens x hidden x dtype bytes.
 std::size_t allreduce_bytes(const ModelSpec& model, Dtype dtype, int tokens);
-// Bytes of one token copy of the MoE dispatch (fp8: hidden + hidden/block x 4 scale bytes + header) or combine.
+// Bytes of one token copy of the MoE dispatch (fp8: hidden + hidden/block x 4 scale bytes + header) or
+// combine.
 std::size_t dispatch_bytes_per_copy(const ModelSpec& model);
 std::size_t combine_bytes_per_copy(const ModelSpec& model);
 // Number of AllReduces in one decode step: layers x per-layer count (+1 with the embedding AllReduce).
 int allreduces_per_step(const ModelSpec& model);
 
-// Builds the plan of one decode step. Phases are included as the sweep asks (allreduce; dispatch and combine).
+// Builds the plan of one decode step. Phases are included as the sweep asks (allreduce; dispatch and
+// combine).
 DecodeStepPlan plan_decode_step(const ModelSpec& model, const RoutingSpec& routing, const SweepSpec& sweep,
                                 int tokens, int ranks);
 

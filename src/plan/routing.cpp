@@ -1,4 +1,5 @@
-// Top-k expert selection per token by weighted sampling without replacement, reduced to a rank-to-rank copy matrix.
+// Top-k expert selection per token by weighted sampling without replacement, reduced to a rank-to-rank copy
+// matrix.
 #include "plan/routing.hpp"
 
 #include <algorithm>
@@ -27,14 +28,16 @@ class SplitMix64 {
 };
 
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-  SplitMix64 mixer(seed ^ (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ (c * 0x165667B19E3779F9ull));
+  SplitMix64 mixer(seed ^ (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^
+                   (c * 0x165667B19E3779F9ull));
   return mixer.next();
 }
 
 // Index of the first cumulative weight above `target` (inverse CDF).
 int pick(const std::vector<double>& cumulative, double target) {
   const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), target);
-  return static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative.begin(), static_cast<std::ptrdiff_t>(cumulative.size()) - 1));
+  return static_cast<int>(
+      std::min<std::ptrdiff_t>(it - cumulative.begin(), static_cast<std::ptrdiff_t>(cumulative.size()) - 1));
 }
 
 }  // namespace
@@ -47,13 +50,16 @@ std::vector<double> expert_weights(const ModelSpec& model, const RoutingSpec& ro
   std::iota(position.begin(), position.end(), 0);
   SplitMix64 shuffle(mix_seed(routing.seed, 0xE1, 0, 0));
   for (int i = experts - 1; i > 0; --i)  // Fisher-Yates
-    std::swap(position[static_cast<std::size_t>(i)], position[shuffle.below(static_cast<std::uint64_t>(i) + 1)]);
+    std::swap(position[static_cast<std::size_t>(i)],
+              position[shuffle.below(static_cast<std::uint64_t>(i) + 1)]);
   for (int e = 0; e < experts; ++e)
-    weights[static_cast<std::size_t>(e)] = 1.0 / std::pow(position[static_cast<std::size_t>(e)] + 1.0, routing.zipf_s);
+    weights[static_cast<std::size_t>(e)] =
+        1.0 / std::pow(position[static_cast<std::size_t>(e)] + 1.0, routing.zipf_s);
   return weights;
 }
 
-ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int tokens, int ranks, int layer) {
+ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int tokens, int ranks,
+                        int layer) {
   const int experts = model.routed_experts;
   const int top_k = model.experts_per_token;
   const int experts_per_rank = experts / ranks;
@@ -67,8 +73,8 @@ ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int 
   std::vector<char> taken(static_cast<std::size_t>(experts), 0);
   std::vector<char> rank_hit(static_cast<std::size_t>(ranks), 0);
   for (int src = 0; src < ranks; ++src) {
-    SplitMix64 rng(mix_seed(routing.seed, static_cast<std::uint64_t>(tokens), static_cast<std::uint64_t>(layer),
-                            static_cast<std::uint64_t>(src)));
+    SplitMix64 rng(mix_seed(routing.seed, static_cast<std::uint64_t>(tokens),
+                            static_cast<std::uint64_t>(layer), static_cast<std::uint64_t>(src)));
     for (int token = 0; token < tokens; ++token) {
       chosen.clear();
       // Sampling without replacement: redraw duplicates (the same distribution as drawing among the remaining
@@ -84,7 +90,8 @@ ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int 
           }
         } else {
           double remaining = 0;
-          for (int e = 0; e < experts; ++e) remaining += taken[static_cast<std::size_t>(e)] ? 0.0 : weights[static_cast<std::size_t>(e)];
+          for (int e = 0; e < experts; ++e)
+            remaining += taken[static_cast<std::size_t>(e)] ? 0.0 : weights[static_cast<std::size_t>(e)];
           double target = rng.uniform() * remaining;
           expert = -1;
           for (int e = 0; e < experts; ++e) {

@@ -11,8 +11,9 @@
 namespace k25 {
 
 // Copies sent from rank src to rank dst in one MoE layer's dispatch, with `tokens` tokens on every rank.
-// Experts are spread evenly: expert e lives on rank e / (experts / ranks). One copy per (token, destination rank)
-// for CopyGranularity::per_rank, one per (token, selected expert) for per_expert. `layer` varies the draw per layer.
+// Experts are spread evenly: expert e lives on rank e / (experts / ranks). One copy per (token, destination
+// rank) for CopyGranularity::per_rank, one per (token, selected expert) for per_expert. `layer` varies the
+// draw per layer.
 ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int tokens, int ranks, int layer);
 
 // Relative popularity of each expert: 1 for uniform; 1/(position+1)^s for Zipf, with the positions a seeded

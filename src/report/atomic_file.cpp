@@ -37,7 +37,8 @@ class FileDescriptor {
 };
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, const char* call, int error) {
-  throw RuntimeFault(fmt::format("cannot {} '{}': {}", what, path, std::strerror(error)), call, __FILE__, __LINE__);
+  throw RuntimeFault(fmt::format("cannot {} '{}': {}", what, path, std::strerror(error)), call, __FILE__,
+                     __LINE__);
 }
 
 }  // namespace
@@ -77,8 +78,9 @@ void write_file_atomically(const std::string& path, std::string_view content) {
 void ensure_writable_directory(const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) throw RuntimeFault(fmt::format("cannot create output directory '{}': {}", dir, error.message()),
-                                "create_directories", __FILE__, __LINE__);
+  if (error)
+    throw RuntimeFault(fmt::format("cannot create output directory '{}': {}", dir, error.message()),
+                       "create_directories", __FILE__, __LINE__);
   if (::access(dir.c_str(), W_OK | X_OK) != 0) fail("write into output directory", dir, "access", errno);
 }
 

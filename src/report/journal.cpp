@@ -16,8 +16,8 @@ namespace k25 {
 Journal::Journal(std::string path) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw RuntimeFault(fmt::format("cannot create journal '{}': {}", path_, std::strerror(errno)), "open", __FILE__,
-                       __LINE__);
+    throw RuntimeFault(fmt::format("cannot create journal '{}': {}", path_, std::strerror(errno)), "open",
+                       __FILE__, __LINE__);
 }
 
 Journal::~Journal() {
@@ -31,8 +31,9 @@ void Journal::append(const nlohmann::json& record) {
     const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
-      throw RuntimeFault(fmt::format("cannot write journal '{}': {}", path_, std::strerror(n < 0 ? errno : ENOSPC)),
-                         "write", __FILE__, __LINE__);
+      throw RuntimeFault(
+          fmt::format("cannot write journal '{}': {}", path_, std::strerror(n < 0 ? errno : ENOSPC)), "write",
+          __FILE__, __LINE__);
     written += static_cast<std::size_t>(n);
   }
   if (::fdatasync(fd_) != 0 && errno != EINVAL)

@@ -26,8 +26,8 @@ K25_HOST_DEVICE inline int allreduce_expected(int ranks, std::uint64_t index) {
 }
 
 K25_HOST_DEVICE inline std::uint8_t alltoall_byte(int src, int dst, std::uint64_t offset) {
-  return static_cast<std::uint8_t>((static_cast<std::uint64_t>(src) * 31u + static_cast<std::uint64_t>(dst) * 7u +
-                                    offset) & 0xFFu);
+  return static_cast<std::uint8_t>(
+      (static_cast<std::uint64_t>(src) * 31u + static_cast<std::uint64_t>(dst) * 7u + offset) & 0xFFu);
 }
 
 // bf16 <-> float, round to nearest even (NaN kept quiet).

@@ -1,5 +1,5 @@
-// Backend choice: --backend auto|nccl|mpi. auto takes nccl when CUDA devices are visible and the NCCL transport
-// was built, else mpi; `reason` says which it took and why.
+// Backend choice: --backend auto|nccl|mpi. auto takes nccl when CUDA devices are visible and the NCCL
+// transport was built, else mpi; `reason` says which it took and why.
 #pragma once
 
 #include <memory>

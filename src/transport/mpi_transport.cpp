@@ -14,7 +14,8 @@ namespace {
 
 int to_int_count(std::uint64_t bytes, const char* what) {
   if (bytes > static_cast<std::uint64_t>(INT_MAX))
-    throw UsageError(fmt::format("{} of {} bytes exceeds MPI's int count limit on the host transport", what, bytes));
+    throw UsageError(
+        fmt::format("{} of {} bytes exceeds MPI's int count limit on the host transport", what, bytes));
   return static_cast<int>(bytes);
 }
 
@@ -46,7 +47,9 @@ void MpiTransport::allocate(const BufferSizes& sizes) {
 
 MpiTransport::PreparedPhase& MpiTransport::prepared(const PhasePlan& phase) {
   auto& slot = prepared_[static_cast<std::size_t>(phase.phase)];
-  if (slot.tokens != phase.tokens) throw RuntimeFault(fmt::format("{} phase at {} tokens was not prepared", to_string(phase.phase), phase.tokens));
+  if (slot.tokens != phase.tokens)
+    throw RuntimeFault(
+        fmt::format("{} phase at {} tokens was not prepared", to_string(phase.phase), phase.tokens));
   return slot;
 }
 
@@ -90,15 +93,16 @@ void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t bytes) {
   if (in_place_) {
     K25_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, reduce_input_.data(), count, type, op, context_.world()));
   } else {
-    K25_MPI_CHECK(MPI_Allreduce(reduce_input_.data(), reduce_output_.data(), count, type, op, context_.world()));
+    K25_MPI_CHECK(
+        MPI_Allreduce(reduce_input_.data(), reduce_output_.data(), count, type, op, context_.world()));
   }
 }
 
 void MpiTransport::run_alltoall(const PhasePlan& phase, const CommOp& op) {
   const auto& counts = prepared(phase).ops[static_cast<std::size_t>(op.matrix_index)];
-  K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(), MPI_BYTE,
-                              alltoall_recv_.data(), counts.recv_counts.data(), counts.recv_displs.data(), MPI_BYTE,
-                              context_.world()));
+  K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
+                              MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
+                              counts.recv_displs.data(), MPI_BYTE, context_.world()));
 }
 
 void MpiTransport::launch(const PhasePlan& phase, std::size_t op_index) {
@@ -116,7 +120,8 @@ int MpiTransport::mark() {
 }
 
 double MpiTransport::elapsed_us(int from_slot, int to_slot) {
-  return (marks_.at(static_cast<std::size_t>(to_slot)) - marks_.at(static_cast<std::size_t>(from_slot))) * 1e6;
+  return (marks_.at(static_cast<std::size_t>(to_slot)) - marks_.at(static_cast<std::size_t>(from_slot))) *
+         1e6;
 }
 
 std::uint64_t MpiTransport::verify(const PhasePlan& phase, std::size_t op_index) {
@@ -156,7 +161,8 @@ std::uint64_t MpiTransport::verify(const PhasePlan& phase, std::size_t op_index)
   for (int peer = 0; peer < ranks; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
     auto* block = reinterpret_cast<std::uint8_t*>(alltoall_send_.data()) + counts.send_displs[p];
-    for (int j = 0; j < counts.send_counts[p]; ++j) block[j] = check::alltoall_byte(me, peer, static_cast<std::uint64_t>(j));
+    for (int j = 0; j < counts.send_counts[p]; ++j)
+      block[j] = check::alltoall_byte(me, peer, static_cast<std::uint64_t>(j));
   }
   std::memset(alltoall_recv_.data(), 0, alltoall_recv_.size());
   launch(phase, op_index);

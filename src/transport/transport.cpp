@@ -9,6 +9,8 @@ std::unique_ptr<CapturedBurst> Transport::capture(const PhasePlan&) {
   throw UsageError("the " + name() + " transport has no graph mode");
 }
 
-void Transport::replay(CapturedBurst&) { throw UsageError("the " + name() + " transport has no graph mode"); }
+void Transport::replay(CapturedBurst&) {
+  throw UsageError("the " + name() + " transport has no graph mode");
+}
 
 }  // namespace k25

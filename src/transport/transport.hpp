@@ -1,5 +1,6 @@
 // The transport interface: runs the ops of a phase plan on this rank and times them with its own clock.
-// A transport knows nothing of models; the measure loop drives it. Implementations: mpi (host memory), nccl (GPU).
+// A transport knows nothing of models; the measure loop drives it. Implementations: mpi (host memory), nccl
+// (GPU).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ class Transport {
  public:
   virtual ~Transport() = default;
 
-  virtual std::string name() const = 0;            // "mpi" or "nccl"
+  virtual std::string name() const = 0;               // "mpi" or "nccl"
   virtual std::string clock_description() const = 0;  // what the timestamps are, for the report
   virtual bool supports_graph() const { return false; }
 
@@ -52,12 +53,16 @@ class Transport {
   virtual std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase);
   virtual void replay(CapturedBurst& burst);
 
-  // Correctness pass, outside the timed region: fills the inputs of op `op_index` with exactly predictable data
-  // (small rank-dependent integers), runs it, and returns how many output elements on this rank are wrong.
+  // Correctness pass, outside the timed region: fills the inputs of op `op_index` with exactly predictable
+  // data (small rank-dependent integers), runs it, and returns how many output elements on this rank are
+  // wrong.
   virtual std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) = 0;
 
   // The report's note on what this transport's figures mean (e.g. one-rank NCCL measures launch cost).
-  virtual std::string caveat(int ranks) const { (void)ranks; return {}; }
+  virtual std::string caveat(int ranks) const {
+    (void)ranks;
+    return {};
+  }
 };
 
 }  // namespace k25

@@ -1,0 +1,82 @@
+// Renders decode-step plans as text and JSON without communicating.
+#include "app/dry_run.hpp"
+
+#include <fmt/format.h>
+
+#include "config/config_json.hpp"
+#include "config/config_loader.hpp"
+#include "report/atomic_file.hpp"
+
+namespace k25 {
+
+nlohmann::json plan_to_json(const DecodeStepPlan& plan) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (const auto& phase : plan.phases) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& op : phase.ops) {
+      nlohmann::json entry = {{"layer", op.layer}, {"bytes", op.bytes}};
+      if (op.matrix_index >= 0) {
+        const ByteMatrix& m = phase.matrices[static_cast<std::size_t>(op.matrix_index)];
+        nlohmann::json rows = nlohmann::json::array();
+        for (int src = 0; src < m.ranks(); ++src) {
+          nlohmann::json row = nlohmann::json::array();
+          for (int dst = 0; dst < m.ranks(); ++dst) row.push_back(m.at(src, dst));
+          rows.push_back(row);
+        }
+        entry["bytes_matrix"] = rows;
+      }
+      ops.push_back(entry);
+    }
+    phases.push_back({{"phase", to_string(phase.phase)},
+                      {"dtype", to_string(phase.dtype)},
+                      {"ops_per_step", phase.ops.size()},
+                      {"bytes_per_copy", phase.bytes_per_copy},
+                      {"max_send_bytes_per_rank", phase.max_send_bytes_per_rank()},
+                      {"max_recv_bytes_per_rank", phase.max_recv_bytes_per_rank()},
+                      {"ops", ops}});
+  }
+  return {{"tokens", plan.tokens}, {"ranks", plan.ranks}, {"phases", phases}};
+}
+
+int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
+  validate_for_ranks(config, ranks);
+  const ModelSpec& m = config.model;
+  fmt::print(out, "# k25comm plan: {} on {} ranks (no communication)\n", m.name, ranks);
+  fmt::print(out,
+             "# hidden {}, {} layers ({} dense, {} MoE), {} routed experts top-{}, routing {} (seed {}), "
+             "copies {}\n",
+             m.hidden_size, m.num_layers, m.dense_layers, m.moe_layers(), m.routed_experts,
+             m.experts_per_token, to_string(config.routing.model), config.routing.seed,
+             to_string(config.routing.copies));
+  fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}\n", "tokens", "phase", "dtype",
+             "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank");
+  nlohmann::json plans = nlohmann::json::array();
+  for (int tokens : config.sweep.tokens) {
+    const DecodeStepPlan plan = plan_decode_step(m, config.routing, config.sweep, tokens, ranks);
+    for (const auto& phase : plan.phases) {
+      std::uint64_t step_bytes = 0;
+      for (const auto& op : phase.ops) step_bytes += op.bytes;
+      const double per_op =
+          phase.phase == Phase::allreduce
+              ? static_cast<double>(phase.ops.front().bytes)
+              : static_cast<double>(step_bytes) / static_cast<double>(phase.ops.size()) / ranks;
+      fmt::print(out, "  {:>6} {:>9} {:>5} {:>5} {:>14.0f} {:>14.2f} {:>16} {:>16}\n", tokens,
+                 to_string(phase.phase), to_string(phase.dtype), phase.ops.size(), per_op,
+                 static_cast<double>(phase.phase == Phase::allreduce ? step_bytes : step_bytes / ranks) / 1e6,
+                 phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank());
+    }
+    plans.push_back(plan_to_json(plan));
+  }
+  fmt::print(out,
+             "# bytes/op: AllReduce bytes reduced per rank; All-to-All mean bytes one rank sends per op.\n");
+  fmt::print(out, "# MB/step: per rank. Full per-op rank-to-rank byte matrices are in plan.json.\n");
+  ensure_writable_directory(config.output.dir);
+  const std::string path = config.output.dir + "/plan.json";
+  write_file_atomically(
+      path,
+      nlohmann::json{{"config", config_to_json(config)}, {"ranks", ranks}, {"plans", plans}}.dump(1) + "\n");
+  fmt::print(out, "# plan written to {}\n", path);
+  return 0;
+}
+
+}  // namespace k25

@@ -1,0 +1,99 @@
+// k25comm's entry point: parses the command line, runs one command, and turns every error into a message and
+// an exit code (0 ok, 1 measurement failed or regression, 2 bad usage or config, 3 runtime fault).
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "analysis/compare.hpp"
+#include "app/command_line.hpp"
+#include "app/dry_run.hpp"
+#include "app/measure_command.hpp"
+#include "app/run_facts.hpp"
+#include "common/error.hpp"
+#include "common/interrupt.hpp"
+#include "common/rank_context.hpp"
+#include "config/config_loader.hpp"
+#include "gather/coordinator_step.hpp"
+#include "report/rerender.hpp"
+#include "serve/curl_global.hpp"
+
+namespace {
+
+// MPI_Init_thread / MPI_Finalize for the measuring command only (the others need no MPI).
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) {
+    int provided = 0;
+    K25_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  ~MpiSession() { MPI_Finalize(); }
+};
+
+void print_error(const std::exception& e) {
+  fmt::print(stderr, "k25comm: error: {}\n", e.what());
+}
+
+int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
+  k25::install_interrupt_handlers();
+  MpiSession mpi(argc, argv);
+  k25::RankContext context;
+  MPI_Comm_set_errhandler(context.world(), MPI_ERRORS_RETURN);
+  try {
+    return k25::run_measure_command(config, cli, context);
+  } catch (const k25::PeerFailed& e) {
+    return static_cast<int>(e.code());  // the coordinator printed why
+  } catch (const k25::SharedFailure& e) {
+    print_error(e);
+    return static_cast<int>(e.code());
+  } catch (const k25::Error& e) {
+    const bool same_on_every_rank = e.code() == k25::ExitCode::bad_usage;
+    if (!same_on_every_rank || context.is_coordinator()) print_error(e);
+    if (same_on_every_rank) return static_cast<int>(e.code());
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD,
+              static_cast<int>(e.code()));  // other ranks may wait in a collective: end them all
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    print_error(e);
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, static_cast<int>(k25::ExitCode::runtime_fault));
+    return static_cast<int>(k25::ExitCode::runtime_fault);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool printing_rank = k25::launcher_rank() == 0;
+  const k25::CommandLine cli = k25::parse_command_line(argc, argv, printing_rank);
+  if (cli.command == k25::Command::exit_now) return cli.exit_code;
+  try {
+    k25::CurlGlobal curl;
+    if (cli.command == k25::Command::compare)
+      return k25::run_compare({cli.compare_base, cli.compare_new, cli.compare_threshold_pct}, std::cout);
+    if (cli.command == k25::Command::report)
+      return k25::run_report_command({cli.report_input, cli.report_serve, cli.report_out, {}}, std::cout);
+
+    k25::RunConfig config = k25::load_config(cli.config_path);
+    k25::apply_overrides(cli.overrides, config);
+    if (cli.command == k25::Command::dry_run) {
+      if (!printing_rank) return 0;
+      const int ranks =
+          cli.dry_run_ranks > 0 ? cli.dry_run_ranks : (k25::launcher_size() > 0 ? k25::launcher_size() : 8);
+      return k25::run_dry_run(config, ranks, stdout);
+    }
+    return run_measurement(argc, argv, cli, config);
+  } catch (const k25::Error& e) {
+    if (printing_rank) print_error(e);
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    if (printing_rank) print_error(e);
+    return static_cast<int>(k25::ExitCode::runtime_fault);
+  }
+}

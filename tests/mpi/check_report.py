@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Checks a k25comm output directory: report.json fields per the schema, exact byte counts, wrong == 0, journal."""
+import argparse
+import json
+import math
+import sys
+
+STATS = {"min", "p50", "p90", "p99", "max", "mean"}
+
+
+def fail(message):
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--ranks", type=int, required=True)
+    parser.add_argument("--console")
+    parser.add_argument("--dtype", default="bf16")
+    parser.add_argument("--in-place", action="store_true")
+    parser.add_argument("--copies", default="per_rank")
+    parser.add_argument("--routing", default="zipf")
+    parser.add_argument("--tokens", default="1,4,16")
+    args = parser.parse_args()
+    tokens = [int(t) for t in args.tokens.split(",")]
+
+    with open(f"{args.out}/report.json") as f:
+        report = json.load(f)
+    check(report["schema_version"] == 1, "schema_version")
+    check(report["tool"]["name"] == "k25comm" and report["tool"]["version"], "tool")
+    run = report["run"]
+    check(run["ranks"] == args.ranks, f"run.ranks {run['ranks']}")
+    check(len(run["hosts"]) == args.ranks, "run.hosts has one entry per rank")
+    check(run["transport"] == "mpi", "transport mpi")
+    check(run["complete"] is True, "run complete")
+    check(run["config"]["model"]["name"] == "smoke", "config recorded")
+    check(run["config"]["sweep"]["allreduce_dtype"] == args.dtype, "dtype recorded")
+    check(run["config"]["sweep"]["in_place"] == args.in_place, "in_place recorded")
+    check(run["config"]["routing"]["copies"] == args.copies, "copies recorded")
+    check(run["started_at"].endswith("Z") and run["finished_at"] >= run["started_at"], "timestamps")
+    check(isinstance(run["env"], dict), "env")
+    check(report["topology"]["kind"] == "host", "topology kind host")
+
+    results = report["results"]
+    expected = {(phase, t, "eager") for t in tokens for phase in ("allreduce", "dispatch", "combine")}
+    got = {(r["phase"], r["tokens"], r["mode"]) for r in results}
+    check(got == expected, f"result points {sorted(got)} != {sorted(expected)}")
+    hidden = 256
+    element = 4 if args.dtype == "fp32" else 2
+    for r in results:
+        where = f"{r['phase']} T={r['tokens']}"
+        for key in ("step_us", "op_us"):
+            check(set(r[key]) == STATS, f"{where}: {key} has STATS fields")
+            s = r[key]
+            check(0 < s["min"] <= s["p50"] <= s["p90"] <= s["p99"] <= s["max"], f"{where}: {key} ordered {s}")
+        check(r["wrong"] == 0, f"{where}: wrong = {r['wrong']}")
+        check(r["checked"] is True, f"{where}: checked")
+        check(r["iterations"] >= 2, f"{where}: iterations")
+        check(0 <= r["slowest_rank"] < args.ranks, f"{where}: slowest_rank")
+        check(r["dtype"] == (args.dtype if r["phase"] == "allreduce" else ("fp8" if r["phase"] == "dispatch" else "bf16")),
+              f"{where}: dtype {r['dtype']}")
+        if r["phase"] == "allreduce":
+            check(r["ops_per_step"] == 8, f"{where}: 4 layers x 2 AllReduces")
+            check(r["bytes_per_op"] == r["tokens"] * hidden * element, f"{where}: bytes_per_op {r['bytes_per_op']}")
+            factor = 2 * (args.ranks - 1) / args.ranks
+            check(r["op_us_source"] == "per_op_pass", f"{where}: op_us_source")
+        else:
+            check(r["ops_per_step"] == 3, f"{where}: 3 MoE layers")
+            copy = 256 + 256 // 128 * 4 + 16 if r["phase"] == "dispatch" else 512
+            per_rank = r["bytes_per_rank"]
+            check(per_rank["max"] >= per_rank["mean"] > 0, f"{where}: bytes_per_rank {per_rank}")
+            low = r["tokens"] * copy
+            high = r["tokens"] * 4 * copy
+            check(low <= per_rank["mean"] <= high, f"{where}: mean bytes per rank {per_rank['mean']} in [{low},{high}]")
+            if args.copies == "per_expert":
+                check(per_rank["mean"] == r["tokens"] * 4 * copy, f"{where}: per-expert copies give T x k x copy")
+            factor = (args.ranks - 1) / args.ranks
+        algbw_expected = (r["bytes_per_op"] if r["phase"] == "allreduce" else r["bytes_per_rank"]["mean"]) / (
+            r["step_us"]["p50"] / r["ops_per_step"] * 1e-6) / 1e9
+        check(math.isclose(r["algbw_gbps"], algbw_expected, rel_tol=1e-9), f"{where}: algbw")
+        check(math.isclose(r["busbw_gbps"], r["algbw_gbps"] * factor, rel_tol=1e-9), f"{where}: busbw factor")
+
+    serve = report["serve"]
+    check(serve["ran"] is False, "serve did not run")
+
+    lines = open(f"{args.out}/journal.jsonl").read().splitlines()
+    records = [json.loads(line) for line in lines]
+    check(records[0]["type"] == "run_start" and records[0]["schema_version"] == 1, "journal starts with run_start")
+    check(records[-1]["type"] == "run_end" and records[-1]["complete"] is True, "journal ends with run_end")
+    journaled = [rec["result"] for rec in records if rec["type"] == "result"]
+    check(journaled == results, "journal results equal report.json results")
+
+    for name in ("report.md", "trace.json"):
+        with open(f"{args.out}/{name}") as f:
+            check(len(f.read()) > 100, f"{name} written")
+    trace = json.load(open(f"{args.out}/trace.json"))
+    check(len(trace["traceEvents"] if isinstance(trace, dict) else trace) > 0, "trace has events")
+
+    if args.console:
+        console = open(args.console).read()
+        check("busbw" in console and "allreduce" in console, "console table printed")
+        check(console.count("\n  allreduce") == len(tokens), "one console row per AllReduce point")
+    print(f"ok: {len(results)} results, {len(records)} journal lines, wrong == 0 everywhere")
+
+
+if __name__ == "__main__":
+    main()
