@@ -1,0 +1,28 @@
+// What the CUDA runtime says about the GPU this rank drives under the nccl transport. Declared here so that
+// the topology probe (in k25core, no CUDA headers) can ask; defined by src/transport/nccl/local_gpu.cpp where
+// the NCCL transport is built, else by src/transport/nccl_absent.cpp (present = false).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/rank_context.hpp"
+
+namespace k25 {
+
+struct LocalGpu {
+  bool present = false;
+  int cuda_index = -1;  // device index in this process (after CUDA_VISIBLE_DEVICES)
+  std::string bus_id;   // PCI bus id as sysfs writes it: "0000:3b:00.0" (lower case, 4-digit domain)
+  std::string name;     // e.g. "NVIDIA H200"
+  int compute_major = 0, compute_minor = 0;
+  // peer_access[j] = 1 where this GPU can access the GPU of node-local rank j directly (1 for itself).
+  std::vector<int> peer_access;
+  std::string nccl_version;         // runtime NCCL version, e.g. "2.28.9"
+  std::string cuda_driver_version;  // e.g. "13.0" (cudaDriverGetVersion)
+};
+
+// Not collective. Uses the same rank-to-device rule as the nccl transport (device = node-local rank).
+LocalGpu read_local_gpu(const RankContext& context);
+
+}  // namespace k25

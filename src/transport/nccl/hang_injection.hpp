@@ -1,0 +1,22 @@
+// Test-only --inject-hang "PHASE:TOKENS:OP[:RANK]": the op that waits forever, to prove the watchdog fires.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "config/run_config.hpp"
+
+namespace k25::nccl {
+
+struct HangSpec {
+  Phase phase = Phase::allreduce;
+  int tokens = 0;
+  std::size_t op = 0;
+  int rank = -1;  // -1: every rank hangs at that op; else only this world rank (its peers then wait on it)
+};
+
+// Parses the option's value; an empty text means no injection. Throws UsageError on a malformed value.
+std::optional<HangSpec> parse_hang_spec(const std::string& text);
+
+}  // namespace k25::nccl

@@ -1,0 +1,121 @@
+// The nccl transport: one GPU per rank, one stream, device buffers allocated once, AllReduce in bf16/fp32 and
+// All-to-All(v) as grouped ncclSend/ncclRecv, timed with cudaEvents; eager launches or a captured CUDA graph.
+// Every wait is bounded by the watchdog; on an error or timeout the communicator is aborted and RuntimeFault
+// thrown.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/rank_context.hpp"
+#include "config/run_config.hpp"
+#include "transport/nccl/alltoall_layout.hpp"
+#include "transport/nccl/cuda_resources.hpp"
+#include "transport/nccl/hang_injection.hpp"
+#include "transport/nccl/nccl_communicator.hpp"
+#include "transport/nccl/watchdog.hpp"
+#include "transport/transport.hpp"
+
+namespace k25::nccl {
+
+// Set once the transport has faulted (or is gone): handles tied to it are then leaked, not freed, because
+// freeing could block on a GPU that no longer makes progress or call into an aborted communicator.
+struct TransportHealth {
+  bool poisoned = false;
+};
+
+class NcclTransport final : public Transport {
+ public:
+  // Collective over context.world(): selects the GPU (local rank), creates the stream and the communicator.
+  NcclTransport(const RunConfig& config, const RankContext& context);
+  ~NcclTransport() override;
+  NcclTransport(const NcclTransport&) = delete;
+  NcclTransport& operator=(const NcclTransport&) = delete;
+
+  std::string name() const override { return "nccl"; }
+  std::string clock_description() const override;
+  bool supports_graph() const override { return true; }
+
+  void allocate(const BufferSizes& sizes) override;
+  void prepare(const PhasePlan& phase) override;
+  void launch(const PhasePlan& phase, std::size_t op_index) override;
+
+  int mark() override;
+  void synchronize() override;
+  double elapsed_us(int from_slot, int to_slot) override;
+  void reset_marks() override;
+
+  std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase) override;
+  void replay(CapturedBurst& burst) override;
+
+  std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) override;
+  std::string caveat(int ranks) const override;
+
+  int device() const { return device_; }
+
+ private:
+  struct PreparedOp {
+    std::size_t elements = 0;        // AllReduce: elements of PhasePlan::dtype
+    PeerLayout layout;               // All-to-All
+    std::uint64_t copies = 0;        // All-to-All with permute: copies packed (dispatch) / unpacked (combine)
+    std::size_t rows_offset = 0;     // dispatch: int32 index of row_of_copy in PreparedPhase::maps
+    std::size_t offsets_offset = 0;  // combine: int32 index of the CSR offsets in PreparedPhase::maps
+    std::size_t index_offset = 0;    // combine: int32 index of the CSR copy index in PreparedPhase::maps
+  };
+  struct PreparedPhase {
+    std::vector<PreparedOp> ops;
+    DeviceBuffer maps;  // int32 permutation maps of every op (include_permute only)
+  };
+  // What the stream is doing, for the watchdog's message.
+  struct Launched {
+    Phase phase;
+    int tokens;
+    std::size_t op;
+    std::size_t ops;
+    int layer;
+  };
+
+  const PreparedPhase& prepared_for(const PhasePlan& phase);
+  void enqueue_op(const PhasePlan& phase, const PreparedPhase& prepared, std::size_t op_index, bool permute);
+  void enqueue_alltoall(const PreparedOp& op);
+  void maybe_inject_hang(const PhasePlan& phase, std::size_t op_index);
+  void check_nccl(ncclResult_t rc, const char* call, const char* file, int line);
+  void wait_stream(const char* what);
+  [[noreturn]] void fault(const WaitOutcome& outcome, const std::string& activity, const char* file,
+                          int line);
+  std::string describe_pending() const;
+  void poison() noexcept;
+
+  bool in_place_ = false;
+  bool include_permute_ = false;
+  double timeout_s_ = 60.0;
+  int rank_ = 0, ranks_ = 1;
+  std::optional<HangSpec> hang_;
+  bool hang_fired_ = false;
+  std::string hang_words_;  // the op the injected hang holds, in words
+  int device_ = -1;
+  std::shared_ptr<TransportHealth> health_ = std::make_shared<TransportHealth>();
+
+  CudaStream stream_;
+  NcclCommunicator comm_;
+  DeviceBuffer allreduce_in_, allreduce_out_, send_, recv_, token_rows_;
+  DeviceBuffer wrong_count_;     // one unsigned long long
+  PinnedHostBuffer wrong_host_;  // its copy on the host
+  PinnedHostBuffer hang_flag_;   // one int: 0 holds the injected hang, 1 releases it
+  BufferSizes sizes_;
+
+  std::map<std::pair<int, int>, PreparedPhase> prepared_;  // by (phase, tokens)
+
+  std::vector<CudaEvent> events_;  // mark() slots; grown in prepare(), reused after reset_marks()
+  int next_event_ = 0;
+  std::vector<Launched> launched_;                  // ops enqueued since the last completed synchronize()
+  std::vector<std::pair<int, std::size_t>> marks_;  // (slot, launched_.size() when marked) since then
+  std::string activity_;                            // set by replay/capture/verify; empty for eager launches
+};
+
+}  // namespace k25::nccl
