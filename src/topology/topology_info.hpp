@@ -19,13 +19,13 @@ struct GpuInfo {
   int nvlinks = 0;                           // active NVLink links
   int nvlink_version = 0;
   std::string driver_version;
-  std::string source;                        // "nvml" or "sysfs"
+  std::string source;                        // "nvml", "nvml+sysfs", "sysfs", "cuda" (name and bus id only), "none"
 };
 
 struct TopologyInfo {
   std::string kind = "host";                 // "pcie" | "nvlink" | "mixed" | "host"
   std::vector<GpuInfo> gpus;
-  std::vector<std::vector<int>> peer_access; // [i][j] = 1 where GPU i can access GPU j (same host), per host order
+  std::vector<std::vector<int>> peer_access; // [i][j] = 1 where rank i's GPU can access rank j's (same host only)
   std::optional<double> link_limit_gbps;     // per-direction limit of the slowest link in the run, GB/s
   std::string link_description;              // e.g. "PCIe Gen5 x16, 63 GB/s per direction"
   std::string nccl_version;                  // runtime NCCL version where the nccl transport ran

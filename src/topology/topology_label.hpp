@@ -1,0 +1,14 @@
+// The run's topology label ("pcie", "nvlink", "mixed", "host") and the link limit of its slowest GPU.
+#pragma once
+
+#include "topology/topology_info.hpp"
+
+namespace k25 {
+
+// Sets kind, link_limit_gbps and link_description from `gpus` (and whether the run spans hosts: then the
+// network between hosts bounds the All-to-All and AllReduce, which this tool does not know, so there is no
+// limit). No GPUs: kind "host". All GPUs with active NVLinks: "nvlink"; none: "pcie"; some: "mixed", limited
+// by PCIe.
+void label_topology(TopologyInfo& info, int hosts);
+
+}  // namespace k25
