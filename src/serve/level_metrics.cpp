@@ -18,7 +18,10 @@ struct WindowCount {
   int completions = 0;
 };
 
-WindowCount count_inside(const std::vector<RequestRecord>& records, SteadyTime begin, SteadyTime end) {
+// Tokens of chunks in [begin, end]; completions in (begin, end] (the one that opens the window is not
+// inside).
+WindowCount count_inside(const std::vector<RequestRecord>& records, SteadyTime begin, SteadyTime end,
+                         bool include_begin) {
   WindowCount count;
   for (const RequestRecord& r : records) {
     if (!r.ok || r.content_times.empty()) continue;
@@ -26,7 +29,7 @@ WindowCount count_inside(const std::vector<RequestRecord>& records, SteadyTime b
         static_cast<double>(r.output_tokens()) / static_cast<double>(r.content_times.size());
     for (const SteadyTime t : r.content_times)
       if (t >= begin && t <= end) count.tokens += per_chunk;
-    if (r.end >= begin && r.end <= end) ++count.completions;
+    if ((r.end > begin || (include_begin && r.end == begin)) && r.end <= end) ++count.completions;
   }
   return count;
 }
@@ -69,7 +72,7 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
   level.e2el_ms = summarize(std::move(e2el));
 
   if (counted.empty()) return level;
-  WindowCount inside = count_inside(counted, window.begin, window.end);
+  WindowCount inside = count_inside(counted, window.begin, window.end, /*include_begin=*/false);
   double seconds = s_between(window.begin, window.end);
   level.window_kind = "steady";
   if (inside.completions < concurrency || seconds <= 0) {
@@ -78,7 +81,7 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
       span_begin = std::min(span_begin, r.start);
       span_end = std::max(span_end, r.end);
     }
-    inside = count_inside(counted, span_begin, span_end);
+    inside = count_inside(counted, span_begin, span_end, /*include_begin=*/true);
     seconds = s_between(span_begin, span_end);
     level.window_kind = "level_span";
   }

@@ -8,9 +8,9 @@
 
 namespace k25 {
 
-// The interval over which throughput is measured. Closed loop: from the start of the level (all `concurrency`
-// streams launched at once) until the first completion that no new request replaced. Poisson: from the first
-// to the last arrival. Whichever it is, the caller passes it; `level_span` is first start to last end.
+// The interval over which throughput is measured. It begins at the first completion (from then on requests
+// end and start as they will for the rest of the level) and ends, closed loop, at the first completion that
+// no new request replaced, or, with Poisson arrivals, at the last arrival. The client sets it.
 struct LevelWindow {
   SteadyTime begin{}, end{};
 };
@@ -20,9 +20,9 @@ struct LevelWindow {
 //   ITL  = gaps between consecutive content chunks;
 //   TPOT = (E2EL - TTFT) / (output_tokens - 1), when output_tokens > 1.
 // Throughput counts the output tokens of completed requests whose chunks arrived inside the window (a chunk
-// is worth output_tokens / content_chunks tokens) and the completions inside it. When fewer than
-// `concurrency` requests completed inside the window (too few requests for a steady state), both use the
-// whole level span instead and window_kind says "level_span".
+// is worth output_tokens / content_chunks tokens) and the completions after its begin, up to its end. When
+// fewer than `concurrency` requests completed inside the window (too few requests for a steady state), both
+// use the whole level span (first start to last end) instead and window_kind says "level_span".
 ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& counted,
                            const LevelWindow& window);
 

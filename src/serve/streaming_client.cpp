@@ -263,10 +263,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
       if (poisson) {
         next_arrival +=
             std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(gap_s(rng)));
-        if (!window_begin) window_begin = now;
         if (launched == plan.count) window_end = now;
-      } else if (!window_begin && (in_flight == concurrency || launched == plan.count)) {
-        window_begin = now;
       }
     }
 
@@ -284,6 +281,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
       result.records.push_back(complete(*transfer, curl_result));
       --in_flight;
       finished_any = true;
+      if (!window_begin) window_begin = result.records.back().end;
       if (!poisson && !window_end && launched == plan.count) window_end = result.records.back().end;
     }
     if (finished_any) continue;  // refill the freed slots before waiting
@@ -301,6 +299,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
         result.records.push_back(abandon_idle(*transfer, now));
         --in_flight;
         finished_any = true;
+        if (!window_begin) window_begin = now;
         if (!poisson && !window_end && launched == plan.count) window_end = now;
       }
       if (finished_any) continue;

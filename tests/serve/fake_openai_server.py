@@ -33,6 +33,7 @@ class State:
         self.defaults = defaults
         self.records = []  # one per finished generation request
         self.counter = 0
+        self.connections = 0  # TCP connections accepted since start or /reset
 
 
 def parse_options(path, defaults):
@@ -120,8 +121,7 @@ async def stream(state, writer, options, api, request, record):
                 "choices": [choice]}
 
     writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                 b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")
-    await writer.drain()
+                 b"Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n")  # written at once
     if chat and options["role"]:
         await send_event(chunk(role=True))
     tpc = max(1, int(options["tokens_per_chunk"]))
@@ -172,6 +172,7 @@ async def stream(state, writer, options, api, request, record):
 
 
 async def handle(state, reader, writer):
+    state.connections += 1
     try:
         while True:
             try:
@@ -187,11 +188,13 @@ async def handle(state, reader, writer):
                 await writer.drain()
                 continue
             if method == "GET" and route == "/stats":
-                writer.write(plain_response(200, "OK", {"requests": state.records}))
+                writer.write(plain_response(200, "OK", {"requests": state.records,
+                                                        "connections": state.connections}))
                 await writer.drain()
                 continue
             if method == "POST" and route == "/reset":
                 state.records.clear()
+                state.connections = 0
                 writer.write(plain_response(200, "OK", {"ok": True}))
                 await writer.drain()
                 continue

@@ -16,7 +16,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.environ.get("K25_SERVE_DRIVER", "k25_serve_driver")
 ITL_MS = 20.0
-TTFT_MS = 150.0
+TTFT_MS = 300.0  # long enough that the fake server's request intake (a few ms) stays within tolerance
 
 
 class FakeServer:
@@ -35,7 +35,7 @@ class FakeServer:
 
     def stats(self):
         with urllib.request.urlopen(self.url + "/stats", timeout=10) as answer:
-            return json.load(answer)["requests"]
+            return json.load(answer)
 
     def reset(self):
         urllib.request.urlopen(urllib.request.Request(self.url + "/reset", method="POST"), timeout=10).read()
@@ -80,19 +80,19 @@ class ServerTestCase(unittest.TestCase):
 class TimingTests(ServerTestCase):
     """Measured TTFT and TPOT against the server's configured values, both API shapes, at 1 and 64 streams."""
 
-    def check_level(self, level, requests, tokens):
+    def check_level(self, level, requests, tokens, ttft_tolerance=0.05):
         self.assertEqual(level["requests"], requests)
         self.assertEqual(level["completed"], requests, level["errors"])
         self.assertEqual(level["failed"], 0)
         self.assertEqual(level["output_tokens"], requests * tokens)
         # TPOT: absolute send deadlines on the server, so only the end points' jitter enters; 3 %.
         self.assertAlmostEqual(level["tpot_ms"]["p50"], ITL_MS, delta=0.03 * ITL_MS, msg=level["tpot_ms"])
-        # TTFT: one scheduling delay of a loaded 2-core machine; 5 %.
-        self.assertAlmostEqual(level["ttft_ms"]["p50"], TTFT_MS, delta=0.05 * TTFT_MS, msg=level["ttft_ms"])
+        # TTFT: one scheduling delay of a loaded 2-core machine; 5 %. Never earlier than the server sent it.
+        self.assertAlmostEqual(level["ttft_ms"]["p50"], TTFT_MS, delta=ttft_tolerance * TTFT_MS, msg=level["ttft_ms"])
         self.assertGreaterEqual(level["ttft_ms"]["min"], TTFT_MS - 1.0)
         self.assertAlmostEqual(level["itl_ms"]["p50"], ITL_MS, delta=0.15 * ITL_MS, msg=level["itl_ms"])
         expected_e2el = TTFT_MS + (tokens - 1) * ITL_MS
-        self.assertAlmostEqual(level["e2el_ms"]["p50"], expected_e2el, delta=0.05 * expected_e2el)
+        self.assertAlmostEqual(level["e2el_ms"]["p50"], expected_e2el, delta=ttft_tolerance * expected_e2el)
 
     def test_completions_concurrency_1(self):
         result = run_driver(self.server.url, "--api", "completions", "--concurrency", "1", "--requests", "4",
@@ -118,17 +118,29 @@ class TimingTests(ServerTestCase):
         self.check_level(self.only_level(result), 4, 32)
 
     def test_completions_concurrency_64(self):
+        # Closed loop: 64 requests end and start in the same instant, and the Python server's request intake
+        # (a few ms per wave, tens of ms on a starved CPU) delays the first token: TTFT checked loosely here,
+        # tightly with staggered arrivals below. TPOT (absolute send deadlines) is checked tightly.
+        # Warm-up at full concurrency: 64 kept-alive connections before the counted requests.
+        self.server.reset()
         result = run_driver(self.server.url, "--api", "completions", "--concurrency", "64", "--requests", "128",
-                            "--warmup", "2", "--max-tokens", "32")
+                            "--warmup", "64", "--max-tokens", "32")
         level = self.only_level(result)
-        self.check_level(level, 128, 32)
+        self.check_level(level, 128, 32, ttft_tolerance=0.25)
         self.assertEqual(level["window_kind"], "steady")
+        stats = self.server.stats()
+        self.assertEqual(len(stats["requests"]), 64 + 128)
+        # HTTP/1.1 keep-alive: the warm-up connections are reused (+1 model probe, +1 this /stats request)
+        self.assertLessEqual(stats["connections"], 64 + 2)
         self.assertGreater(level["output_tokens_per_s"], 0.8 * 64 * 1000.0 / ITL_MS * 32 / (32 + TTFT_MS / ITL_MS))
 
-    def test_chat_concurrency_64(self):
-        result = run_driver(self.server.url, "--api", "chat", "--concurrency", "64", "--requests", "64",
-                            "--warmup", "2", "--max-tokens", "32")
-        self.check_level(self.only_level(result), 64, 32)
+    def test_chat_concurrency_64_staggered(self):
+        # Poisson arrivals at 100/s with 64 in flight at most (about 90 would be wanted): the level runs at 64
+        # streams whose starts and ends are spread out, so the server's intake does not pile up.
+        for api in ("chat", "completions"):
+            result = run_driver(self.server.url, "--api", api, "--concurrency", "64", "--requests", "128",
+                                "--warmup", "8", "--max-tokens", "32", "--request-rate", "100")
+            self.check_level(self.only_level(result), 128, 32)
 
     def test_levels_are_journaled_in_order(self):
         result = run_driver(self.endpoint(ttft_ms=20, itl_ms=5), "--concurrency", "1,2,4", "--requests", "4",
@@ -188,11 +200,12 @@ class TokenCountTests(ServerTestCase):
 class FaultTests(ServerTestCase):
     """Every fault is classified and counted, the run goes on, nothing hangs."""
 
-    def run_fault(self, fault, *extra, fault_every=1, requests=4, concurrency=2):
+    def run_fault(self, fault, fault_every=1, requests=4, concurrency=2, idle_timeout=0.5, request_timeout=20):
         return self.only_level(run_driver(
             self.endpoint(ttft_ms=20, itl_ms=5, fault=fault, fault_every=fault_every), "--concurrency",
             str(concurrency), "--requests", str(requests), "--warmup", "0", "--max-tokens", "8",
-            "--idle-timeout", "0.5", "--connect-timeout", "1", "--request-timeout", "20", *extra, timeout=60))
+            "--idle-timeout", str(idle_timeout), "--connect-timeout", "1", "--request-timeout",
+            str(request_timeout), timeout=60))
 
     def assert_all_failed(self, level, error_class, requests=4):
         self.assertEqual(level["completed"], 0, level)
@@ -232,7 +245,7 @@ class FaultTests(ServerTestCase):
         self.assert_all_failed(self.run_fault("stall_headers"), "idle_timeout")
 
     def test_request_timeout(self):
-        level = self.run_fault("stall", "--idle-timeout", "30", "--request-timeout", "0.6")
+        level = self.run_fault("stall", idle_timeout=30, request_timeout=0.6)
         self.assert_all_failed(level, "request_timeout")
 
     def test_partial_faults_run_goes_on(self):
