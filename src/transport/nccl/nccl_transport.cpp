@@ -124,15 +124,13 @@ NcclTransport::~NcclTransport() {
   } else {
     comm_.finalize_and_destroy();
   }
-  health_.reset();  // bursts that outlive the transport leak their graphs instead of touching a freed
-                    // communicator
+  // Bursts that outlive the transport leak their graphs instead of touching a freed communicator.
+  health_.reset();
 }
 
 std::string NcclTransport::clock_description() const {
-  return fmt::format(
-      "GPU time between cudaEvents recorded on each rank's CUDA stream (device {}), resolution about "
-      "0.5 us",
-      device_);
+  return fmt::format("GPU time between cudaEvents on the rank's CUDA stream (device {}), 0.5 us resolution",
+                     device_);
 }
 
 void NcclTransport::poison() noexcept {

@@ -1,0 +1,237 @@
+// GPU unit tests of kernels/: fill/verify of the exact-check data and MoE pack/unpack against a CPU
+// reference. Skips (exit 77) without a CUDA device.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "gpu_skip.hpp"
+#include "k25_kernels.h"
+#include "transport/check_pattern.hpp"
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::printf("FAILED: %s\n", what.c_str());
+  }
+}
+
+void cuda(cudaError_t rc, const char* call) {
+  if (rc != cudaSuccess) {
+    std::printf("CUDA error in %s: %s\n", call, cudaGetErrorString(rc));
+    std::exit(1);
+  }
+}
+#define CUDA(call) cuda((call), #call)
+
+template <typename T>
+struct Device {
+  T* p = nullptr;
+  explicit Device(std::size_t n) {
+    CUDA(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(n, 1) * sizeof(T)));
+  }
+  ~Device() { cudaFree(p); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+};
+
+template <typename T>
+std::vector<T> download(const T* p, std::size_t n) {
+  std::vector<T> out(n);
+  CUDA(cudaMemcpy(out.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+template <typename T>
+void upload(T* p, const std::vector<T>& v) {
+  CUDA(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+unsigned long long count_on_device(const std::function<cudaError_t(unsigned long long*)>& launch) {
+  Device<unsigned long long> counter(1);
+  CUDA(cudaMemset(counter.p, 0, sizeof(unsigned long long)));
+  CUDA(launch(counter.p));
+  CUDA(cudaDeviceSynchronize());
+  return download(counter.p, 1)[0];
+}
+
+void test_allreduce_fill_and_count(k25::kernels::ElementType type, std::size_t elements) {
+  const std::size_t bytes = type == k25::kernels::ElementType::bf16 ? 2 : 4;
+  const std::string name = type == k25::kernels::ElementType::bf16 ? "bf16" : "fp32";
+  Device<std::uint8_t> buffer(elements * bytes);
+  for (int rank : {0, 1, 5}) {
+    CUDA(k25::kernels::fill_allreduce_input(buffer.p, elements, type, rank, nullptr));
+    CUDA(cudaDeviceSynchronize());
+    const auto raw = download(buffer.p, elements * bytes);
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < elements; ++i) {
+      float value;
+      if (bytes == 2) {
+        std::uint16_t bits;
+        std::memcpy(&bits, raw.data() + i * 2, 2);
+        value = k25::check::bf16_to_float(bits);
+      } else {
+        std::memcpy(&value, raw.data() + i * 4, 4);
+      }
+      if (value != static_cast<float>(k25::check::allreduce_input(rank, i))) ++mismatches;
+    }
+    expect(mismatches == 0,
+           name + " fill_allreduce_input matches the CPU formula, rank " + std::to_string(rank));
+  }
+  // A one-rank "reduction" of rank 0's input is exactly the expected result of 1 rank.
+  CUDA(k25::kernels::fill_allreduce_input(buffer.p, elements, type, 0, nullptr));
+  expect(count_on_device([&](unsigned long long* c) {
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 1, c, nullptr);
+         }) == 0,
+         name + " count_allreduce_wrong finds nothing on a correct one-rank result");
+  // The CPU-summed result of 4 ranks, uploaded: nothing wrong; then 3 elements spoiled: 3 wrong.
+  std::vector<std::uint8_t> summed(elements * bytes);
+  for (std::size_t i = 0; i < elements; ++i) {
+    int sum = 0;
+    for (int r = 0; r < 4; ++r) sum += k25::check::allreduce_input(r, i);
+    if (bytes == 2) {
+      const std::uint16_t bits = k25::check::float_to_bf16(static_cast<float>(sum));
+      std::memcpy(summed.data() + i * 2, &bits, 2);
+    } else {
+      const float value = static_cast<float>(sum);
+      std::memcpy(summed.data() + i * 4, &value, 4);
+    }
+  }
+  upload(buffer.p, summed);
+  expect(count_on_device([&](unsigned long long* c) {
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 4, c, nullptr);
+         }) == 0,
+         name + " count_allreduce_wrong accepts the CPU sum of 4 ranks");
+  CUDA(cudaMemset(buffer.p, 0xFF, bytes));                           // NaN
+  CUDA(cudaMemset(buffer.p + (elements / 2) * bytes, 0, bytes));     // 0
+  CUDA(cudaMemset(buffer.p + (elements - 1) * bytes, 0x40, bytes));  // some other number
+  expect(count_on_device([&](unsigned long long* c) {
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 4, c, nullptr);
+         }) == 3,
+         name + " count_allreduce_wrong counts 3 spoiled elements");
+}
+
+void test_alltoall_blocks() {
+  for (std::size_t bytes : {std::size_t{1}, std::size_t{7408}, std::size_t{1} << 20}) {
+    Device<std::uint8_t> block(bytes);
+    CUDA(k25::kernels::fill_alltoall_block(block.p, bytes, 3, 6, nullptr));
+    CUDA(cudaDeviceSynchronize());
+    const auto got = download(block.p, bytes);
+    std::size_t mismatches = 0;
+    for (std::size_t j = 0; j < bytes; ++j)
+      if (got[j] != k25::check::alltoall_byte(3, 6, j)) ++mismatches;
+    expect(mismatches == 0,
+           "fill_alltoall_block matches the CPU pattern, " + std::to_string(bytes) + " bytes");
+    expect(count_on_device([&](unsigned long long* c) {
+             return k25::kernels::count_alltoall_block_wrong(block.p, bytes, 3, 6, c, nullptr);
+           }) == 0,
+           "count_alltoall_block_wrong accepts the right block");
+    expect(count_on_device([&](unsigned long long* c) {
+             return k25::kernels::count_alltoall_block_wrong(block.p, bytes, 6, 3, c, nullptr);
+           }) > 0,
+           "count_alltoall_block_wrong rejects a block from the wrong peer");
+  }
+}
+
+void test_dispatch_pack(std::size_t row_bytes, bool misaligned) {
+  const int tokens = 13;
+  const std::size_t copies = 40;
+  std::vector<std::uint8_t> rows(tokens * row_bytes);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 13);
+  std::vector<std::int32_t> row_of_copy(copies);
+  for (std::size_t i = 0; i < copies; ++i) row_of_copy[i] = static_cast<std::int32_t>((i * 7 + 3) % tokens);
+  const std::size_t shift = misaligned ? 1 : 0;
+  Device<std::uint8_t> d_rows(rows.size() + shift), d_send(copies * row_bytes + shift);
+  Device<std::int32_t> d_map(copies);
+  CUDA(cudaMemcpy(d_rows.p + shift, rows.data(), rows.size(), cudaMemcpyHostToDevice));
+  upload(d_map.p, row_of_copy);
+  CUDA(k25::kernels::moe_dispatch_pack(d_rows.p + shift, d_map.p, copies, row_bytes, d_send.p + shift,
+                                       nullptr));
+  CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint8_t> got(copies * row_bytes);
+  CUDA(cudaMemcpy(got.data(), d_send.p + shift, got.size(), cudaMemcpyDeviceToHost));
+  std::size_t mismatches = 0;
+  for (std::size_t c = 0; c < copies; ++c)
+    for (std::size_t b = 0; b < row_bytes; ++b)
+      if (got[c * row_bytes + b] != rows[static_cast<std::size_t>(row_of_copy[c]) * row_bytes + b])
+        ++mismatches;
+  expect(mismatches == 0, "moe_dispatch_pack gathers rows like the CPU, row " + std::to_string(row_bytes) +
+                              " bytes" + (misaligned ? ", misaligned" : ""));
+}
+
+void test_combine_unpack(k25::kernels::ElementType type) {
+  const std::size_t tokens = 9, elements = 7168, copies = 25;
+  const std::size_t bytes = type == k25::kernels::ElementType::bf16 ? 2 : 4;
+  // Copy c belongs to token c % tokens (the transport's map); values are small integers, exact in bf16.
+  std::vector<std::int32_t> offsets(tokens + 1, 0), index;
+  for (std::size_t t = 0; t < tokens; ++t) {
+    offsets[t] = static_cast<std::int32_t>(index.size());
+    for (std::size_t c = t; c < copies; c += tokens) index.push_back(static_cast<std::int32_t>(c));
+  }
+  offsets[tokens] = static_cast<std::int32_t>(index.size());
+  const auto value = [](std::size_t copy, std::size_t e) { return static_cast<float>((copy * 3 + e) % 17); };
+  std::vector<std::uint8_t> recv(copies * elements * bytes);
+  for (std::size_t c = 0; c < copies; ++c)
+    for (std::size_t e = 0; e < elements; ++e) {
+      const float v = value(c, e);
+      if (bytes == 2) {
+        const std::uint16_t b = k25::check::float_to_bf16(v);
+        std::memcpy(recv.data() + (c * elements + e) * 2, &b, 2);
+      } else {
+        std::memcpy(recv.data() + (c * elements + e) * 4, &v, 4);
+      }
+    }
+  Device<std::uint8_t> d_recv(recv.size()), d_out(tokens * elements * bytes);
+  Device<std::int32_t> d_offsets(offsets.size()), d_index(index.size());
+  upload(d_recv.p, recv);
+  upload(d_offsets.p, offsets);
+  upload(d_index.p, index);
+  CUDA(k25::kernels::moe_combine_unpack(d_recv.p, d_offsets.p, d_index.p, tokens, elements, type, d_out.p,
+                                        nullptr));
+  CUDA(cudaDeviceSynchronize());
+  const auto out = download(d_out.p, tokens * elements * bytes);
+  std::size_t mismatches = 0;
+  for (std::size_t t = 0; t < tokens; ++t)
+    for (std::size_t e = 0; e < elements; ++e) {
+      float expected = 0.0f;
+      for (std::size_t c = t; c < copies; c += tokens) expected += value(c, e);
+      float got;
+      if (bytes == 2) {
+        std::uint16_t b;
+        std::memcpy(&b, out.data() + (t * elements + e) * 2, 2);
+        got = k25::check::bf16_to_float(b);
+      } else {
+        std::memcpy(&got, out.data() + (t * elements + e) * 4, 4);
+      }
+      if (got != expected) ++mismatches;
+    }
+  expect(mismatches == 0,
+         std::string("moe_combine_unpack sums copies like the CPU, ") + (bytes == 2 ? "bf16" : "fp32"));
+}
+
+}  // namespace
+
+int main() {
+  k25::gpu_test::skip_without_device("k25 kernel tests");
+  test_allreduce_fill_and_count(k25::kernels::ElementType::bf16, 7168 * 256 + 5);
+  test_allreduce_fill_and_count(k25::kernels::ElementType::fp32, 7168 + 3);
+  test_alltoall_blocks();
+  test_dispatch_pack(7408, false);   // fp8 dispatch row: 16-byte vector path
+  test_dispatch_pack(7408, true);    // misaligned buffers: byte path
+  test_dispatch_pack(14336, false);  // bf16 row
+  test_dispatch_pack(100, false);    // not a multiple of 16: byte path
+  test_combine_unpack(k25::kernels::ElementType::bf16);
+  test_combine_unpack(k25::kernels::ElementType::fp32);
+  std::printf("%s: %d failure(s)\n", failures == 0 ? "PASSED" : "FAILED", failures);
+  return failures == 0 ? 0 : 1;
+}
