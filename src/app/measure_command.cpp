@@ -2,6 +2,7 @@
 #include "app/measure_command.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -62,8 +63,9 @@ void write_outputs(const RunConfig& config, CoordinatorState& state) {
   const std::string dir = config.output.dir;
   if (config.output.trace && !state.timelines.empty())
     write_file_atomically(dir + "/" + kTraceFileName, chrome_trace(state.timelines).dump() + "\n");
-  write_file_atomically(dir + "/report.json", nlohmann::json(report).dump(2) + "\n");
+  // report.json last: where it exists, every other output of the run was written before it.
   write_file_atomically(dir + "/report.md", render_markdown(report, existing_artifacts(dir)));
+  write_file_atomically(dir + "/report.json", nlohmann::json(report).dump(2) + "\n");
   state.journal->append({{"type", "run_end"},
                          {"finished_at", report.run.finished_at},
                          {"complete", report.run.complete},
@@ -83,6 +85,10 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   run_on_coordinator(context, [&] {
     state = std::make_unique<CoordinatorState>();
     ensure_writable_directory(config.output.dir);
+    // Reports of an earlier run in this directory would describe another journal: a run that fails must not
+    // leave them looking like its own.
+    for (const char* stale : {"/report.json", "/report.md"})
+      std::filesystem::remove(config.output.dir + stale);
     state->journal = std::make_unique<Journal>(config.output.dir + "/journal.jsonl");
     if (serve_asked) check_endpoint_reachable(config.serve);
   });
@@ -149,35 +155,47 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
 
   bool interrupted = false;
   std::uint64_t wrong_total = 0;
-  for (const auto& plan : plans) {
-    for (const auto& phase : plan.phases) {
-      transport.prepare(phase);
-      for (TimingMode mode : modes) {
-        if (state)
-          state->progress.show(
-              done_points, total_points,
-              fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
-        const PointSamples samples = measure_point(transport, phase, mode, config.sweep, context);
-        const GatheredPoint point = gather_point(samples, context);
-        ++done_points;
-        if (point.interrupted) {
-          interrupted = true;
-          break;
+  try {
+    for (const auto& plan : plans) {
+      for (const auto& phase : plan.phases) {
+        transport.prepare(phase);
+        for (TimingMode mode : modes) {
+          if (state)
+            state->progress.show(
+                done_points, total_points,
+                fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
+          const PointSamples samples = measure_point(transport, phase, mode, config.sweep, context);
+          const GatheredPoint point = gather_point(samples, context);
+          ++done_points;
+          if (point.interrupted) {
+            interrupted = true;
+            break;
+          }
+          if (!state) continue;
+          state->progress.clear();
+          const PhaseResult result = make_phase_result(phase, mode, point, config.sweep.check);
+          wrong_total += result.wrong;
+          state->report.results.push_back(result);
+          state->journal->append({{"type", "result"}, {"result", result}});
+          state->table.print_row(result);
+          if (!point.representative_trial.empty() && state->timelines.size() < kMaxTracedPoints)
+            state->timelines.push_back(
+                TrialTimeline{phase.phase, phase.tokens, mode, hosts, point.representative_trial});
         }
-        if (!state) continue;
-        state->progress.clear();
-        const PhaseResult result = make_phase_result(phase, mode, point, config.sweep.check);
-        wrong_total += result.wrong;
-        state->report.results.push_back(result);
-        state->journal->append({{"type", "result"}, {"result", result}});
-        state->table.print_row(result);
-        if (!point.representative_trial.empty() && state->timelines.size() < kMaxTracedPoints)
-          state->timelines.push_back(
-              TrialTimeline{phase.phase, phase.tokens, mode, hosts, point.representative_trial});
+        if (interrupted) break;
       }
       if (interrupted) break;
     }
-    if (interrupted) break;
+  } catch (const PointAbandoned& stop) {
+    // Coordinator only, stopped between two ops: peers may wait in a collective, so no further collective
+    // runs. Write what was gathered now, before mpirun's SIGKILL; main() then ends the job with MPI_Abort.
+    state->progress.clear();
+    state->report.run.complete = false;
+    state->report.run.incomplete_reason = stop.message();
+    write_outputs(config, *state);
+    state->table.print_note(fmt::format("wrote {}/report.json, report.md and journal.jsonl (incomplete: {})",
+                                        config.output.dir, stop.message()));
+    throw Error(ExitCode::interrupted, stop.message());
   }
 
   // Serve phase: only the coordinator talks HTTP; the others wait without spinning.

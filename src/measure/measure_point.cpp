@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
@@ -14,30 +15,45 @@ namespace {
 enum StopFlags : int { keep_going = 0, budget_spent = 1, interrupted = 2 };
 
 // Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any
-// rank may report an interrupt. One small allreduce, outside the timed region.
+// rank may report an interrupt. One small allreduce, outside the timed region. The maximum of the flags keeps
+// `interrupted` (it outranks `budget_spent`); a rank that was not signalled records the peer's signal number.
 int collective_stop(const RankContext& context, int trials_done, int max_trials, int min_trials,
                     std::chrono::steady_clock::time_point started, double budget_s) {
-  int local = keep_going;
+  int local[2] = {keep_going, interrupt_signal()};
   if (context.is_coordinator()) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (trials_done >= max_trials || (trials_done >= min_trials && spent >= budget_s)) local |= budget_spent;
+    if (trials_done >= max_trials || (trials_done >= min_trials && spent >= budget_s))
+      local[0] |= budget_spent;
   }
-  if (interrupt_signal() != 0) local |= interrupted;
-  int decision = keep_going;
-  K25_MPI_CHECK(MPI_Allreduce(&local, &decision, 1, MPI_INT, MPI_BOR, context.world()));
-  return decision;
+  if (local[1] != 0) local[0] |= interrupted;
+  int decision[2] = {keep_going, 0};
+  K25_MPI_CHECK(MPI_Allreduce(local, decision, 2, MPI_INT, MPI_MAX, context.world()));
+  if (decision[1] != 0 && interrupt_signal() == 0) request_interrupt(decision[1]);
+  return decision[0];
+}
+
+// The coordinator's check at an op boundary (a load of the signal flag: nothing that perturbs the timing).
+void stop_if_coordinator_interrupted(const RankContext& context) {
+  if (context.is_coordinator() && interrupt_signal() != 0) throw PointAbandoned(interrupt_signal());
 }
 
 // Runs the whole burst: the captured graph, or every op launched one by one.
-void run_burst(Transport& transport, const PhasePlan& phase, CapturedBurst* graph) {
+void run_burst(Transport& transport, const PhasePlan& phase, CapturedBurst* graph,
+               const RankContext& context) {
   if (graph != nullptr) {
     transport.replay(*graph);
     return;
   }
-  for (std::size_t i = 0; i < phase.ops.size(); ++i) transport.launch(phase, i);
+  for (std::size_t i = 0; i < phase.ops.size(); ++i) {
+    if (i > 0) stop_if_coordinator_interrupted(context);
+    transport.launch(phase, i);
+  }
 }
 
 }  // namespace
+
+PointAbandoned::PointAbandoned(int signal_number)
+    : Error(ExitCode::interrupted, "interrupted by signal " + std::to_string(signal_number)) {}
 
 std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
   std::vector<std::size_t> chosen;
@@ -55,6 +71,7 @@ std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context) {
   PointSamples samples;
+  stop_if_coordinator_interrupted(context);  // between points: no peer is inside a collective of this point
   std::unique_ptr<CapturedBurst> graph;
   if (mode == TimingMode::graph) graph = transport.capture(phase);
 
@@ -62,7 +79,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   const auto warmup_started = std::chrono::steady_clock::now();
   for (int done = 0; done < sweep.warmup;) {
     K25_MPI_CHECK(MPI_Barrier(context.world()));
-    run_burst(transport, phase, graph.get());
+    run_burst(transport, phase, graph.get(), context);
     transport.synchronize();
     ++done;
     const int stop = collective_stop(context, done, sweep.warmup, 1, warmup_started, sweep.time_budget_s);
@@ -80,7 +97,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     K25_MPI_CHECK(MPI_Barrier(context.world()));
     transport.reset_marks();
     const int begin = transport.mark();
-    run_burst(transport, phase, graph.get());
+    run_burst(transport, phase, graph.get(), context);
     const int end = transport.mark();
     transport.synchronize();
     samples.step_us.push_back(transport.elapsed_us(begin, end));
@@ -104,6 +121,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
       std::vector<int> slots(ops + 1);
       slots[0] = transport.mark();
       for (std::size_t i = 0; i < ops; ++i) {
+        if (i > 0) stop_if_coordinator_interrupted(context);
         transport.launch(phase, i);
         slots[i + 1] = transport.mark();
       }

@@ -2,6 +2,7 @@
 // per-op pass, then a correctness pass outside any timed region. Knows nothing of YAML or models.
 #pragma once
 
+#include "common/error.hpp"
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
 #include "measure/point_samples.hpp"
@@ -10,9 +11,20 @@
 
 namespace k25 {
 
+// Thrown on the coordinator alone when a signal arrived while it was inside a trial: it stopped at the op
+// boundary instead of finishing the burst (mpirun follows its SIGTERM with SIGKILL about two seconds later,
+// less than one burst of a large model may take). The other ranks may be waiting in the next collective, so
+// the caller writes what was already gathered and ends the job with MPI_Abort instead of another collective.
+class PointAbandoned : public Error {
+ public:
+  explicit PointAbandoned(int signal_number);
+};
+
 // Collective over all ranks of `context`. The phase must have been prepared on the transport.
 // Stops after sweep.iterations trials, or once the trials took sweep.time_budget_s (after min_iterations);
-// the coordinator decides and all ranks follow, so every rank times the same trials.
+// the coordinator decides and all ranks follow, so every rank times the same trials. A signal seen at a trial
+// boundary (on any rank) ends the point on every rank with samples.interrupted; one seen by the coordinator
+// between two ops throws PointAbandoned there.
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context);
 

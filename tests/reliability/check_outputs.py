@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Checks what a k25comm run left in its output directory after a failure, a signal or a killed rank.
+
+  check_outputs.py OUT journal [--min-results N]      every journal line parses; run_start, >= N results
+  check_outputs.py OUT interrupted                     report.json/report.md written, marked incomplete, holding
+                                                       every journaled result; journal ends with run_end
+  check_outputs.py OUT no-report                       no report.json (nor a temporary one) in OUT
+  check_outputs.py OUT rerendered DIR                  `k25comm report` output in DIR holds every journaled result
+Prints one line of figures (results, journal bytes) and exits 1 with the reason on a failed check.
+"""
+import json
+import os
+import sys
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def journal_records(out):
+    path = os.path.join(out, "journal.jsonl")
+    if not os.path.isfile(path):
+        fail(f"{path} is missing")
+    records = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                fail(f"{path}:{number} does not parse ({e}): {line[:120]!r}")
+    if not records or records[0].get("type") != "run_start":
+        fail(f"{path} does not start with run_start")
+    return path, records
+
+
+def results_of(records):
+    return [r["result"] for r in records if r.get("type") == "result"]
+
+
+def same_points(journaled, report_results, where):
+    key = lambda r: (r["phase"], r["tokens"], r["mode"])
+    if sorted(map(key, journaled)) != sorted(map(key, report_results)):
+        fail(f"{where} holds {sorted(map(key, report_results))}, the journal {sorted(map(key, journaled))}")
+
+
+def load_report(directory):
+    path = os.path.join(directory, "report.json")
+    if not os.path.isfile(path):
+        fail(f"{path} is missing")
+    with open(path) as f:
+        return json.load(f)
+
+
+def main():
+    out, mode = sys.argv[1], sys.argv[2]
+    args = sys.argv[3:]
+    if mode == "no-report":
+        left = [n for n in os.listdir(out) if n.startswith("report.json")] if os.path.isdir(out) else []
+        if left:
+            fail(f"{out} holds {left} after a failed run")
+        print(f"figures: no report.json in {out}")
+        return
+    path, records = journal_records(out)
+    journaled = results_of(records)
+    if mode == "journal":
+        minimum = int(args[args.index("--min-results") + 1]) if "--min-results" in args else 1
+        if len(journaled) < minimum:
+            fail(f"{path} holds {len(journaled)} results, expected at least {minimum}")
+        print(f"figures: journal {os.path.getsize(path)} bytes, {len(records)} lines, {len(journaled)} results")
+    elif mode == "interrupted":
+        report = load_report(out)
+        run = report["run"]
+        if run.get("complete", True):
+            fail("report.json says the run is complete")
+        if "signal" not in run.get("incomplete_reason", ""):
+            fail(f"incomplete_reason does not name the signal: {run.get('incomplete_reason')!r}")
+        same_points(journaled, report["results"], "report.json")
+        with open(os.path.join(out, "report.md")) as f:
+            if "Incomplete run" not in f.read():
+                fail("report.md does not say the run is incomplete")
+        if records[-1].get("type") != "run_end" or records[-1].get("complete") is not False:
+            fail(f"the journal does not end with run_end complete=false: {records[-1]}")
+        print(f"figures: report.json incomplete ({run['incomplete_reason']}), {len(journaled)} results, "
+              f"journal {os.path.getsize(path)} bytes")
+    elif mode == "rerendered":
+        report = load_report(args[0])
+        same_points(journaled, report["results"], f"{args[0]}/report.json")
+        if report["run"].get("complete", True):
+            fail("the re-rendered report of a killed run says it is complete")
+        print(f"figures: re-rendered {len(journaled)} results from a journal of {os.path.getsize(path)} bytes")
+    else:
+        fail(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main()

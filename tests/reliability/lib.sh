@@ -1,0 +1,74 @@
+#!/bin/bash
+# Helpers of the reliability tests: start a k25comm job in the background, wait for journal results, find a
+# rank's pid, wait for the job's end with a deadline. Source it; K25COMM and MPIRUN must be set.
+
+# start_job OUT LOG [k25comm flags...]: mpirun -np ${RANKS:-4} in the background; sets JOB_PID.
+start_job() {
+  local out=$1 log=$2
+  shift 2
+  rm -rf "$out"
+  "$MPIRUN" -np "${RANKS:-4}" --oversubscribe "$K25COMM" --out "$out" "$@" >"$log" 2>&1 &
+  JOB_PID=$!
+}
+
+# result_lines JOURNAL: how many result records the journal holds so far.
+result_lines() {
+  local n
+  n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
+  echo "${n:-0}"
+}
+
+# wait_for_results JOURNAL COUNT SECONDS: waits until the journal holds COUNT results; fails on timeout or when
+# the job ended first.
+wait_for_results() {
+  local journal=$1 count=$2 deadline=$((SECONDS + $3))
+  while [ "$(result_lines "$journal")" -lt "$count" ]; do
+    kill -0 "$JOB_PID" 2>/dev/null || { echo "FAIL: the job ended before $count result(s) were journaled"; return 1; }
+    [ $SECONDS -ge $deadline ] && { echo "FAIL: no $count result(s) in $journal after $3 s"; return 1; }
+    sleep 0.2
+  done
+}
+
+# rank_pids OUT: the pids of the k25comm ranks writing to OUT (not mpirun).
+rank_pids() {
+  local p
+  for p in $(pgrep -f -- "--out $1( |\$)"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^OMPI_COMM_WORLD_RANK=' && echo "$p"
+  done
+  return 0
+}
+
+# rank_pid OUT RANK: the pid of rank RANK of the job writing to OUT.
+rank_pid() {
+  local p
+  for p in $(rank_pids "$1"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+# wait_job SECONDS: waits for mpirun to end within SECONDS (killing the job and failing otherwise); sets
+# JOB_RC and JOB_SECONDS (time since MARK, set by mark_time).
+mark_time() { MARK=$(date +%s.%N); }
+wait_job() {
+  local deadline=$((SECONDS + $1))
+  while kill -0 "$JOB_PID" 2>/dev/null; do
+    if [ $SECONDS -ge $deadline ]; then
+      echo "FAIL: the job did not end within $1 s"
+      kill -KILL "$JOB_PID" 2>/dev/null
+      wait "$JOB_PID" 2>/dev/null
+      return 1
+    fi
+    sleep 0.05
+  done
+  wait "$JOB_PID"
+  JOB_RC=$?
+  JOB_SECONDS=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$MARK")
+}
+
+# no_ranks_left OUT: fails when a rank of the job writing to OUT is still there.
+no_ranks_left() {
+  local left
+  left=$(rank_pids "$1")
+  [ -z "$left" ] || { echo "FAIL: ranks still running: $left"; return 1; }
+}
