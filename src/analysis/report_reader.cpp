@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +32,8 @@ RunReport parse_report_object(const nlohmann::json& j, const std::string& source
   try {
     return j.get<RunReport>();
   } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not a valid k25comm report: {}", source_name, e.what()));
+  } catch (const std::invalid_argument& e) {  // an unknown phase, mode or dtype name
     throw UsageError(fmt::format("{}: not a valid k25comm report: {}", source_name, e.what()));
   }
 }
@@ -100,7 +103,9 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       throw UsageError(
           fmt::format("{}: not a JSON object: neither a report.json nor a k25comm journal", where));
     }
-    const std::string type = entry.value("type", "");
+    const auto type_member = entry.find("type");
+    const std::string type =
+        type_member != entry.end() && type_member->is_string() ? type_member->get<std::string>() : "";
     try {
       if (!started) {
         if (type != "run_start") {
@@ -132,6 +137,8 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       }
       // Other line types are from newer writers and carry nothing this reader needs.
     } catch (const nlohmann::json::exception& e) {
+      throw UsageError(fmt::format("{}: malformed '{}' line: {}", where, type, e.what()));
+    } catch (const std::invalid_argument& e) {  // an unknown phase, mode or dtype name
       throw UsageError(fmt::format("{}: malformed '{}' line: {}", where, type, e.what()));
     }
   }

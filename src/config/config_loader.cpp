@@ -33,6 +33,7 @@ class ConfigReader {
   void expect_map(const YAML::Node& map, const std::string& where, const std::set<std::string>& allowed) {
     if (!map.IsMap()) fail(map, where, "expected a mapping of keys");
     for (const auto& entry : map) {
+      if (!entry.first.IsScalar()) fail(entry.first, where, "a key must be a plain name");
       const auto key = entry.first.as<std::string>();
       const std::string path = where.empty() ? key : where + "." + key;
       if (!allowed.contains(key)) {

@@ -49,7 +49,8 @@ StreamChunk interpret_stream_chunk(std::string_view data) {
     chunk.error_message = "malformed JSON in stream: " + cut(trimmed, 120);
     return chunk;
   }
-  if (j.contains("error") || j.value("object", "") == "error") {
+  const auto object = j.find("object");  // any JSON type: a hostile server's `"object": 400` is not an error
+  if (j.contains("error") || (object != j.end() && object->is_string() && *object == "error")) {
     chunk.kind = ChunkKind::error;
     chunk.error_message = message_of(j);
     if (chunk.error_message.empty()) chunk.error_message = cut(trimmed, 200);
