@@ -138,7 +138,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     for (const auto& note : run.notes) state->table.print_note("note: " + note);
     state->table.print_note(
         "times: max over ranks per trial; op = one collective, step = the whole burst of one decode step");
-    state->table.print_header();
+    if (config.sweep.run_allreduce || config.sweep.run_alltoall) state->table.print_header();
   }
 
   // Plans are pure data: every rank derives the same ones.
@@ -226,7 +226,9 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     RunInfo& run = state->report.run;
     if (interrupted || interrupt_signal() != 0) {
       run.complete = false;
-      run.incomplete_reason = fmt::format("interrupted by signal {}", interrupt_signal());
+      run.incomplete_reason = state->report.serve.stopped_reason.empty()
+                                  ? fmt::format("interrupted by signal {}", interrupt_signal())
+                                  : "serve phase " + state->report.serve.stopped_reason;
     }
     write_outputs(config, *state);
     state->table.print_note(

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "common/interrupt.hpp"
 #include "serve/level_metrics.hpp"
 #include "serve/streaming_client.hpp"
 
@@ -52,7 +55,11 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
       warmup.concurrency = std::min(concurrency, spec.warmup_requests);
       warmup.count = spec.warmup_requests;
       warmup.warmup = true;
-      client.run(warmup);
+      if (client.run(warmup).interrupted) {
+        report.stopped_reason =
+            fmt::format("interrupted by signal {} before concurrency {}", interrupt_signal(), concurrency);
+        break;
+      }
     }
     BatchPlan plan;
     plan.concurrency = concurrency;
@@ -60,6 +67,11 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
     plan.rate_per_s = spec.request_rate;
     plan.seed = seed++;
     const BatchResult batch = client.run(plan);
+    if (batch.interrupted) {  // a partial level would read as a measured one: leave it out
+      report.stopped_reason =
+          fmt::format("interrupted by signal {} during concurrency {}", interrupt_signal(), concurrency);
+      break;
+    }
     ServeLevel level = summarize_level(concurrency, batch.records, batch.window);
     level.warmup_requests = std::max(spec.warmup_requests, 0);
     if (level.completed > 0)

@@ -59,11 +59,13 @@ void to_json(nlohmann::json& j, const ServeReport& r) {
                      {"request_rate", r.request_rate},
                      {"levels", r.levels}};
   if (!r.skipped_reason.empty()) j["skipped_reason"] = r.skipped_reason;
+  if (!r.stopped_reason.empty()) j["stopped_reason"] = r.stopped_reason;
 }
 
 void from_json(const nlohmann::json& j, ServeReport& r) {
   r.ran = j.value("ran", false);
   r.skipped_reason = j.value("skipped_reason", "");
+  r.stopped_reason = j.value("stopped_reason", "");
   r.endpoint = j.value("endpoint", "");
   r.api = j.value("api", "");
   r.model = j.value("model", "");

@@ -32,6 +32,7 @@ struct ServeLevel {
 struct ServeReport {
   bool ran = false;
   std::string skipped_reason;  // why the phase did not run ("no endpoint configured", ...)
+  std::string stopped_reason;  // why it stopped before its last level (a signal); the levels before are whole
   std::string endpoint, api, model;
   std::string ttft_definition;     // e.g. "first chunk carrying content"
   std::string token_count_source;  // "usage" (server's completion_tokens) or "chunks" (counted) or "mixed"

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/interrupt.hpp"
 #include "serve/request_body.hpp"
 #include "serve/streaming_response.hpp"
 
@@ -255,6 +256,10 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
   std::optional<SteadyTime> window_begin, window_end;
 
   while (launched < plan.count || in_flight > 0) {
+    if (interrupt_signal() != 0) {  // epoll_wait returns early on the signal: stop within one loop turn
+      result.interrupted = true;
+      break;
+    }
     SteadyTime now = SteadyClock::now();
     while (launched < plan.count && in_flight < concurrency && (!poisson || next_arrival <= now)) {
       launch(idle_transfer(), plan.warmup);

@@ -28,6 +28,7 @@ struct BatchPlan {
 struct BatchResult {
   std::vector<RequestRecord> records;  // in completion order
   LevelWindow window;                  // see LevelWindow
+  bool interrupted = false;  // SIGINT/SIGTERM arrived: the batch stopped, in-flight requests abandoned
 };
 
 class StreamingClient {
