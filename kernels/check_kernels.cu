@@ -11,14 +11,10 @@ namespace {
 
 using detail::add_warp_count;
 using detail::blocks_for;
+using detail::global_thread;
+using detail::grid_threads;
 using detail::threads_per_block;
 
-__device__ inline std::uint64_t global_thread() {
-  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ inline std::uint64_t grid_threads() {
-  return static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-}
 
 __global__ void fill_allreduce_bf16(std::uint16_t* out, std::uint64_t n, int rank) {
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())

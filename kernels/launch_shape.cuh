@@ -14,6 +14,12 @@ inline unsigned blocks_for(std::uint64_t work_items) {
   return static_cast<unsigned>(std::clamp<std::uint64_t>(wanted, 1, max_blocks));
 }
 
+// This thread's index in the whole grid, and the grid's thread count (the stride of a grid-stride loop).
+__device__ inline std::uint64_t global_thread() {
+  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ inline std::uint64_t grid_threads() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
+
 // Adds a per-thread count into *total with one atomic per warp that saw anything.
 __device__ inline void add_warp_count(unsigned long long* total, unsigned long long mine) {
   for (int offset = 16; offset > 0; offset /= 2) mine += __shfl_down_sync(0xFFFFFFFFu, mine, offset);

@@ -11,14 +11,10 @@ namespace k25::kernels {
 namespace {
 
 using detail::blocks_for;
+using detail::global_thread;
+using detail::grid_threads;
 using detail::threads_per_block;
 
-__device__ inline std::uint64_t global_thread() {
-  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ inline std::uint64_t grid_threads() {
-  return static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-}
 
 // One work item is one `Unit` of one copy: units_per_row units per row, consecutive threads walk along a row.
 template <typename Unit>
