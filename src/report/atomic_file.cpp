@@ -12,29 +12,10 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/unique_fd.hpp"
 
 namespace k25 {
 namespace {
-
-// Owns a POSIX file descriptor.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, const char* call, int error) {
   throw RuntimeFault(fmt::format("cannot {} '{}': {}", what, path, std::strerror(error)), call, __FILE__,
@@ -45,7 +26,7 @@ class FileDescriptor {
 
 void write_file_atomically(const std::string& path, std::string_view content) {
   const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("create", temporary, "open", errno);
   std::size_t written = 0;
   while (written < content.size()) {

@@ -14,21 +14,17 @@
 namespace k25 {
 
 Journal::Journal(std::string path) : path_(std::move(path)) {
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0)
+  fd_ = UniqueFd(::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
+  if (fd_.get() < 0)
     throw RuntimeFault(fmt::format("cannot create journal '{}': {}", path_, std::strerror(errno)), "open",
                        __FILE__, __LINE__);
-}
-
-Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 void Journal::append(const nlohmann::json& record) {
   const std::string line = record.dump() + "\n";
   std::size_t written = 0;
   while (written < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+    const ssize_t n = ::write(fd_.get(), line.data() + written, line.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
       throw RuntimeFault(
@@ -36,7 +32,7 @@ void Journal::append(const nlohmann::json& record) {
           __FILE__, __LINE__);
     written += static_cast<std::size_t>(n);
   }
-  if (::fdatasync(fd_) != 0 && errno != EINVAL)
+  if (::fdatasync(fd_.get()) != 0 && errno != EINVAL)
     throw RuntimeFault(fmt::format("cannot flush journal '{}': {}", path_, std::strerror(errno)), "fdatasync",
                        __FILE__, __LINE__);
 }

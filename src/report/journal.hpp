@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/unique_fd.hpp"
+
 namespace k25 {
 
 class Journal {
@@ -14,7 +16,6 @@ class Journal {
   explicit Journal(std::string path);  // creates or truncates; throws RuntimeFault when it cannot
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
-  ~Journal();
 
   // Appends one line and flushes it to disk (write + fdatasync). Throws RuntimeFault on a write error.
   void append(const nlohmann::json& record);
@@ -22,7 +23,7 @@ class Journal {
 
  private:
   std::string path_;
-  int fd_ = -1;
+  UniqueFd fd_;
 };
 
 }  // namespace k25

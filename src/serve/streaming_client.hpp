@@ -12,7 +12,7 @@
 #include "serve/curl_handles.hpp"
 #include "serve/level_metrics.hpp"
 #include "serve/request_record.hpp"
-#include "serve/unique_fd.hpp"
+#include "common/unique_fd.hpp"
 
 namespace k25 {
 

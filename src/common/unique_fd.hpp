@@ -24,6 +24,7 @@ class UniqueFd {
   ~UniqueFd() { reset(); }
 
   int get() const noexcept { return fd_; }
+  int release() noexcept { return std::exchange(fd_, -1); }  // the caller closes it (and sees close's error)
   void reset() noexcept {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
