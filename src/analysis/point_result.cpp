@@ -8,8 +8,7 @@
 
 namespace k25 {
 
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
-                              bool checked) {
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point) {
   PhaseResult r;
   r.phase = phase.phase;
   r.tokens = phase.tokens;
@@ -52,7 +51,7 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
   r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.phase, phase.ranks);
   r.wrong = point.wrong;
-  r.checked = checked;
+  r.checked = point.checked_ops > 0;
   r.slowest_rank = point.slowest_rank;
   return r;
 }

@@ -7,9 +7,9 @@
 
 namespace k25 {
 
-// algbw uses the p50 step time divided by ops_per_step and the mean bytes per rank per op.
-// In graph mode op_us is the per-trial step time divided by ops_per_step (op_us_source "step_over_ops").
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
-                              bool checked);
+// `checked` says whether the correctness pass verified any op. algbw uses the p50 step time divided by
+// ops_per_step and the mean bytes per rank per op. In graph mode op_us is the per-trial step time divided by
+// ops_per_step (op_us_source "step_over_ops").
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point);
 
 }  // namespace k25

@@ -173,7 +173,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           }
           if (!state) continue;
           state->progress.clear();
-          const PhaseResult result = make_phase_result(phase, mode, point, config.sweep.check);
+          const PhaseResult result = make_phase_result(phase, mode, point);
           wrong_total += result.wrong;
           state->report.results.push_back(result);
           state->journal->append({{"type", "result"}, {"result", result}});
@@ -221,7 +221,6 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     });
   }
 
-  int exit_code = 0;
   run_on_coordinator(context, [&] {
     RunInfo& run = state->report.run;
     if (interrupted || interrupt_signal() != 0) {
@@ -239,7 +238,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     }
     if (!run.complete) throw Error(ExitCode::interrupted, run.incomplete_reason);
   });
-  return exit_code;
+  return 0;
 }
 
 }  // namespace k25
