@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "common/json_integer.hpp"
+
 namespace k25 {
 namespace {
 
@@ -100,8 +102,8 @@ void to_json(nlohmann::json& j, const AttributionRow& row) {
 }
 
 void from_json(const nlohmann::json& j, AttributionRow& row) {
-  row.concurrency = j.at("concurrency").get<int>();
-  row.tokens = j.at("tokens").get<int>();
+  row.concurrency = json_integer_at(j, "concurrency", 1);
+  row.tokens = json_integer_at(j, "tokens", 1);
   row.alltoall_tokens_per_rank = j.value("alltoall_tokens_per_rank", static_cast<double>(row.tokens));
   row.tpot_ms = j.at("tpot_ms").get<double>();
   const nlohmann::json& comm_ms = j.at("comm_ms");

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/json_integer.hpp"
+
 namespace k25 {
 
 LinearFit least_squares(const std::vector<double>& x, const std::vector<double>& y) {
@@ -152,16 +154,16 @@ void to_json(nlohmann::json& j, const LatencyFit& fit) {
 void from_json(const nlohmann::json& j, LatencyFit& fit) {
   fit.phase = parse_phase(j.at("phase").get<std::string>());
   fit.mode = parse_mode(j.at("mode").get<std::string>());
-  fit.points = j.value("points", 0);
+  fit.points = json_integer_or(j, "points", 0, 0);
   fit.alpha_us = j.at("alpha_us").get<double>();
   fit.alpha_stderr_us = read_optional_number(j, "alpha_stderr_us");
   fit.beta_gbps = read_optional_number(j, "beta_gbps");
   fit.beta_stderr_gbps = read_optional_number(j, "beta_stderr_gbps");
   fit.r_squared = j.value("r_squared", 0.0);
   fit.bytes_per_token = j.value("bytes_per_token", 0.0);
-  fit.ops_per_step = j.value("ops_per_step", 0);
-  fit.min_tokens = j.value("min_tokens", 0);
-  fit.max_tokens = j.value("max_tokens", 0);
+  fit.ops_per_step = json_integer_or(j, "ops_per_step", 0, 0);
+  fit.min_tokens = json_integer_or(j, "min_tokens", 0, 0);
+  fit.max_tokens = json_integer_or(j, "max_tokens", 0, 0);
   fit.note = j.value("note", "");
 }
 

@@ -3,7 +3,17 @@
 
 #include <stdexcept>
 
+#include "common/json_integer.hpp"
+
 namespace k25 {
+namespace {
+
+// Bounds on what a report may claim, so that arithmetic on them later cannot overflow.
+constexpr int kMaxTokens = 65536;  // as the config allows
+constexpr int kMaxRanks = 1 << 20;
+constexpr int kMaxOpsPerStep = 1 << 20;
+
+}  // namespace
 
 Phase parse_phase(const std::string& name) {
   if (name == "allreduce") return Phase::allreduce;
@@ -52,22 +62,22 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
 
 void from_json(const nlohmann::json& j, PhaseResult& r) {
   r.phase = parse_phase(j.at("phase").get<std::string>());
-  r.tokens = j.at("tokens").get<int>();
+  r.tokens = json_integer_at(j, "tokens", 1, kMaxTokens);
   r.mode = parse_mode(j.at("mode").get<std::string>());
   r.dtype = parse_dtype(j.at("dtype").get<std::string>());
-  r.ranks = j.value("ranks", 0);
-  r.ops_per_step = j.at("ops_per_step").get<int>();
-  r.iterations = j.at("iterations").get<int>();
-  r.op_iterations = j.value("op_iterations", 0);
+  r.ranks = json_integer_or(j, "ranks", 0, 0, kMaxRanks);
+  r.ops_per_step = json_integer_at(j, "ops_per_step", 0, kMaxOpsPerStep);
+  r.iterations = json_integer_at(j, "iterations", 0);
+  r.op_iterations = json_integer_or(j, "op_iterations", 0, 0);
   r.step_us = j.at("step_us").get<Stats>();
   r.op_us = j.at("op_us").get<Stats>();
   r.op_us_source = j.value("op_us_source", "");
   r.algbw_gbps = j.at("algbw_gbps").get<double>();
   r.busbw_gbps = j.at("busbw_gbps").get<double>();
-  r.wrong = j.at("wrong").get<std::uint64_t>();
+  r.wrong = json_integer_at<std::uint64_t>(j, "wrong");
   r.checked = j.value("checked", false);
-  r.slowest_rank = j.at("slowest_rank").get<int>();
-  if (j.contains("bytes_per_op")) r.bytes_per_op = j.at("bytes_per_op").get<std::uint64_t>();
+  r.slowest_rank = json_integer_at(j, "slowest_rank", -1, kMaxRanks);
+  if (j.contains("bytes_per_op")) r.bytes_per_op = json_integer_at<std::uint64_t>(j, "bytes_per_op");
   if (j.contains("bytes_per_rank")) {
     r.bytes_per_rank_mean = j.at("bytes_per_rank").at("mean").get<double>();
     r.bytes_per_rank_max = j.at("bytes_per_rank").at("max").get<double>();

@@ -12,6 +12,7 @@
 
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
+#include "common/json_integer.hpp"
 
 namespace k25 {
 namespace {
@@ -20,10 +21,10 @@ void check_schema_version(const nlohmann::json& j, const std::string& where) {
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer()) {
     throw UsageError(fmt::format("{}: no schema_version: not a k25comm report", where));
   }
-  const int version = j["schema_version"].get<int>();
+  const nlohmann::json& version = j["schema_version"];
   if (version != kReportSchemaVersion) {
     throw UsageError(fmt::format("{}: schema_version {} is not supported (this build reads version {})",
-                                 where, version, kReportSchemaVersion));
+                                 where, version.dump(), kReportSchemaVersion));
   }
 }
 
@@ -113,7 +114,7 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
               fmt::format("{}: a journal starts with a run_start line, found type '{}'", where, type));
         }
         check_schema_version(entry, where);
-        report.schema_version = entry["schema_version"].get<int>();
+        report.schema_version = json_integer<int>(entry["schema_version"], "schema_version");
         report.tool = entry.value("tool", ToolInfo{});
         report.run = entry.value("run", RunInfo{});
         report.topology = entry.value("topology", TopologyInfo{});

@@ -1,6 +1,8 @@
 // JSON form of the whole report document.
 #include "analysis/run_report.hpp"
 
+#include "common/json_integer.hpp"
+
 namespace k25 {
 
 void to_json(nlohmann::json& j, const ToolInfo& t) {
@@ -35,7 +37,7 @@ void to_json(nlohmann::json& j, const RunInfo& r) {
 void from_json(const nlohmann::json& j, RunInfo& r) {
   r.started_at = j.value("started_at", "");
   r.finished_at = j.value("finished_at", "");
-  r.ranks = j.value("ranks", 0);
+  r.ranks = json_integer_or(j, "ranks", 0, 0);
   r.hosts = j.value("hosts", std::vector<std::string>{});
   r.transport = j.value("transport", "");
   r.transport_reason = j.value("transport_reason", "");
@@ -63,7 +65,7 @@ void to_json(nlohmann::json& j, const RunReport& r) {
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
-  r.schema_version = j.at("schema_version").get<int>();
+  r.schema_version = json_integer_at<int>(j, "schema_version");
   r.tool = j.value("tool", ToolInfo{});
   r.run = j.value("run", RunInfo{});
   r.topology = j.value("topology", TopologyInfo{});

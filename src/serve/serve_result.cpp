@@ -1,6 +1,8 @@
 // JSON form of the serve phase's results (report.json `serve` and the journal's serve_level lines).
 #include "serve/serve_result.hpp"
 
+#include "common/json_integer.hpp"
+
 namespace k25 {
 
 void to_json(nlohmann::json& j, const ServeLevel& l) {
@@ -24,11 +26,11 @@ void to_json(nlohmann::json& j, const ServeLevel& l) {
 }
 
 void from_json(const nlohmann::json& j, ServeLevel& l) {
-  l.concurrency = j.at("concurrency").get<int>();
-  l.requests = j.at("requests").get<int>();
-  l.completed = j.at("completed").get<int>();
-  l.failed = j.at("failed").get<int>();
-  l.errors = j.value("errors", std::map<std::string, int>{});
+  l.concurrency = json_integer_at(j, "concurrency", 1);
+  l.requests = json_integer_at(j, "requests", 0);
+  l.completed = json_integer_at(j, "completed", 0);
+  l.failed = json_integer_at(j, "failed", 0);
+  l.errors = json_integer_map<int>(j.value("errors", nlohmann::json()), "errors");
   l.ttft_ms = j.at("ttft_ms").get<Stats>();
   l.tpot_ms = j.at("tpot_ms").get<Stats>();
   l.itl_ms = j.at("itl_ms").get<Stats>();
@@ -36,8 +38,8 @@ void from_json(const nlohmann::json& j, ServeLevel& l) {
   l.output_tokens_per_s = j.at("output_tokens_per_s").get<double>();
   l.requests_per_s = j.at("requests_per_s").get<double>();
   l.window_s = j.value("window_s", 0.0);
-  l.output_tokens = j.value("output_tokens", 0LL);
-  l.warmup_requests = j.value("warmup_requests", 0);
+  l.output_tokens = json_integer_or(j, "output_tokens", 0LL, 0LL);
+  l.warmup_requests = json_integer_or(j, "warmup_requests", 0, 0);
   l.window_kind = j.value("window_kind", "");
   l.token_count_source = j.value("token_count_source", "");
   l.error_examples = j.value("error_examples", std::map<std::string, std::string>{});
@@ -71,8 +73,8 @@ void from_json(const nlohmann::json& j, ServeReport& r) {
   r.model = j.value("model", "");
   r.ttft_definition = j.value("ttft_definition", "");
   r.token_count_source = j.value("token_count_source", "");
-  r.prompt_tokens = j.value("prompt_tokens", 0);
-  r.max_tokens = j.value("max_tokens", 0);
+  r.prompt_tokens = json_integer_or(j, "prompt_tokens", 0, 0);
+  r.max_tokens = json_integer_or(j, "max_tokens", 0, 0);
   r.e2el_definition = j.value("e2el_definition", "");
   r.clock = j.value("clock", "");
   r.prompt_tokens_approximate = j.value("prompt_tokens_approximate", true);

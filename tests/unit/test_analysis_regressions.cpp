@@ -5,19 +5,27 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
+#include "report/markdown_report.hpp"
 
 namespace {
 
-void require_usage_error(const std::string& text) {
+void require_usage_error_named(const std::string& text, const std::string& name) {
   try {
-    (void)k25::parse_report_text(text, "hostile.jsonl");
-    FAIL("accepted: " + text);
+    (void)k25::parse_report_text(text, name);
+    FAIL("accepted: " + text.substr(0, 200));
   } catch (const k25::UsageError& e) {
-    CHECK(std::string(e.what()).find("hostile.jsonl") != std::string::npos);
+    CHECK(std::string(e.what()).find(name) != std::string::npos);
   }
+}
+
+void require_usage_error(const std::string& text) {
+  require_usage_error_named(text, "hostile.jsonl");
 }
 
 }  // namespace
@@ -43,4 +51,100 @@ TEST_CASE("report reader: a journal line whose type is not a string is a UsageEr
   // Was a json type_error 302 from entry.value("type", ""); later lines of unknown type are skipped as
   // before.
   require_usage_error("{\"type\":5}\n");
+}
+
+namespace {
+
+std::string read_corpus(const std::string& name) {
+  std::ifstream file(K25_SOURCE_DIR "/tests/fuzz/corpus/fuzz_report_reader/" + name);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// JSON pointers of every integer leaf of `j`, except under the config echo (opaque to the reader) and the
+// derived attribution and fits (read only when report.md is rendered; see the test below).
+void integer_leaves(const nlohmann::json& j, const std::string& pointer, std::vector<std::string>& out) {
+  if (pointer == "/run/config" || pointer == "/attribution" || pointer == "/fits") return;
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) integer_leaves(value, pointer + "/" + key, out);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) integer_leaves(j[i], pointer + "/" + std::to_string(i), out);
+  } else if (j.is_number_integer()) {
+    out.push_back(pointer);
+  }
+}
+
+// Floats that are no integer, and integers no field can hold.
+const std::vector<nlohmann::json>& hostile_numbers() {
+  static const std::vector<nlohmann::json> numbers = {1e300, -1e300, 0.5, 4294967296.0,
+                                                      18446744073709551615ULL};
+  return numbers;
+}
+
+}  // namespace
+
+TEST_CASE("report reader: a float or an out-of-range number in any integer field is a UsageError",
+          "[analysis][regression]") {
+  // fuzz_report_reader finding (CI, UBSan): a result's integer field held a float too large for an int, and
+  // nlohmann's get<int>() converted it (undefined behaviour). Every integer field of a real report is now
+  // replaced in turn by each hostile number; a field that silently takes one would fail here (and, in the
+  // sanitizer build, a conversion left unchecked would abort it).
+  for (const std::string name : {"nvlink-report.json", "interrupted-report.json"}) {
+    const nlohmann::json report = nlohmann::json::parse(read_corpus(name));
+    std::vector<std::string> leaves;
+    integer_leaves(report, "", leaves);
+    REQUIRE(leaves.size() > 10);
+    for (const std::string& leaf : leaves) {
+      for (const nlohmann::json& number : hostile_numbers()) {
+        // wrong and bytes_per_op are uint64: the largest uint64 is a valid count there.
+        if (number.is_number_unsigned() && (leaf.ends_with("/wrong") || leaf.ends_with("/bytes_per_op")))
+          continue;
+        nlohmann::json hostile = report;
+        hostile[nlohmann::json::json_pointer(leaf)] = number;
+        INFO(name << " " << leaf << " = " << number.dump());
+        require_usage_error_named(hostile.dump(), "hostile.json");
+      }
+    }
+  }
+}
+
+TEST_CASE("report reader: every integer field of a journal line is checked too", "[analysis][regression]") {
+  const std::string journal = read_corpus("interrupted-journal.jsonl");
+  std::vector<std::string> lines;
+  std::istringstream stream(journal);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  std::size_t checked = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const nlohmann::json entry = nlohmann::json::parse(lines[i]);
+    std::vector<std::string> leaves;
+    integer_leaves(entry, "", leaves);
+    for (const std::string& leaf : leaves) {
+      nlohmann::json hostile = entry;
+      hostile[nlohmann::json::json_pointer(leaf)] = 1e300;
+      std::string text;
+      for (std::size_t k = 0; k < lines.size(); ++k) text += (k == i ? hostile.dump() : lines[k]) + "\n";
+      INFO("line " << i + 1 << " " << leaf);
+      require_usage_error_named(text, "hostile.jsonl");
+      ++checked;
+    }
+  }
+  CHECK(checked > 10);
+}
+
+TEST_CASE("report.md: a float in an integer field of attribution or fits is reported, not converted",
+          "[analysis][regression]") {
+  const nlohmann::json report = nlohmann::json::parse(read_corpus("nvlink-report.json"));
+  REQUIRE(!report.at("attribution").empty());
+  REQUIRE(!report.at("fits").empty());
+  for (const char* leaf : {"/attribution/0/concurrency", "/attribution/0/tokens", "/fits/0/points",
+                           "/fits/0/ops_per_step", "/fits/0/min_tokens", "/fits/0/max_tokens"}) {
+    nlohmann::json hostile = report;
+    REQUIRE(hostile.contains(nlohmann::json::json_pointer(leaf)));
+    hostile[nlohmann::json::json_pointer(leaf)] = 1e300;
+    const k25::RunReport parsed = k25::parse_report_text(hostile.dump(), "hostile.json");
+    const std::string md = k25::render_markdown(parsed);
+    INFO(leaf);
+    CHECK(md.find("could not be read") != std::string::npos);
+  }
 }
