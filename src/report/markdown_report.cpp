@@ -59,6 +59,8 @@ std::string cell(std::string text) {
 }
 
 std::string with_thousands(double value) {
+  // A hostile report's 1e300 (or NaN) has no long long form: llround's result would be unspecified.
+  if (!(std::fabs(value) < 1e18)) return fmt::format("{:.3g}", value);
   const long long rounded = std::llround(value);
   std::string digits = std::to_string(rounded < 0 ? -rounded : rounded);
   std::string out;

@@ -148,3 +148,17 @@ TEST_CASE("report.md: a float in an integer field of attribution or fits is repo
     CHECK(md.find("could not be read") != std::string::npos);
   }
 }
+
+TEST_CASE("report.md: a byte count too large for a long long prints in exponent form",
+          "[analysis][regression]") {
+  // Was llround(1e300), whose result is unspecified (LLONG_MIN on x86-64), then negated: signed overflow.
+  nlohmann::json report = nlohmann::json::parse(read_corpus("nvlink-report.json"));
+  nlohmann::json* all_to_all = nullptr;
+  for (nlohmann::json& result : report.at("results")) {
+    if (result.contains("bytes_per_rank")) all_to_all = &result;
+  }
+  REQUIRE(all_to_all != nullptr);
+  (*all_to_all)["bytes_per_rank"] = {{"mean", 1e300}, {"max", -1e300}};
+  const std::string md = k25::render_markdown(k25::parse_report_text(report.dump(), "hostile.json"));
+  CHECK(md.find("1e+300 (-1e+300)") != std::string::npos);
+}
