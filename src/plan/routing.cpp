@@ -7,6 +7,8 @@
 #include <numeric>
 #include <vector>
 
+#include "plan/inverse_cdf.hpp"
+
 namespace k25 {
 namespace {
 
@@ -33,13 +35,6 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std
   return mixer.next();
 }
 
-// Index of the first cumulative weight above `target` (inverse CDF).
-int pick(const std::vector<double>& cumulative, double target) {
-  const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), target);
-  return static_cast<int>(
-      std::min<std::ptrdiff_t>(it - cumulative.begin(), static_cast<std::ptrdiff_t>(cumulative.size()) - 1));
-}
-
 }  // namespace
 
 std::vector<double> expert_weights(const ModelSpec& model, const RoutingSpec& routing) {
@@ -64,9 +59,7 @@ ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int 
   const int top_k = model.experts_per_token;
   const int experts_per_rank = experts / ranks;
   const std::vector<double> weights = expert_weights(model, routing);
-  std::vector<double> cumulative(weights.size());
-  std::partial_sum(weights.begin(), weights.end(), cumulative.begin());
-  const double total_weight = cumulative.back();
+  const InverseCdf inverse_cdf(weights);
 
   ByteMatrix copies(ranks);
   std::vector<int> chosen;
@@ -83,7 +76,7 @@ ByteMatrix route_copies(const ModelSpec& model, const RoutingSpec& routing, int 
       while (static_cast<int>(chosen.size()) < top_k) {
         int expert;
         if (redraws < 64) {
-          expert = pick(cumulative, rng.uniform() * total_weight);
+          expert = inverse_cdf.index_of(rng.uniform() * inverse_cdf.total());
           if (taken[static_cast<std::size_t>(expert)]) {
             ++redraws;
             continue;

@@ -1,8 +1,13 @@
-// Routing matrices: sums, determinism from the seed (what every rank relies on), and visible Zipf skew.
+// Routing matrices: sums, determinism from the seed (what every rank relies on), visible Zipf skew, and the
+// inverse-CDF search they sample with.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
 
+#include "plan/inverse_cdf.hpp"
 #include "plan/routing.hpp"
 
 using namespace k25;
@@ -49,8 +54,8 @@ TEST_CASE("the same seed gives the same matrix; another seed or layer another", 
 }
 
 TEST_CASE("a pinned seed gives a pinned matrix (portable generator)", "[routing]") {
-  // Values of this implementation's generator. A change here means binaries of two versions would plan different
-  // traffic for the same seed: bump the report's schema or say so in the release notes.
+  // Values of this implementation's generator. A change here means binaries of two versions would plan
+  // different traffic for the same seed: bump the report's schema or say so in the release notes.
   RoutingSpec r;
   r.seed = 42;
   r.copies = CopyGranularity::per_expert;
@@ -64,7 +69,8 @@ TEST_CASE("a pinned seed gives a pinned matrix (portable generator)", "[routing]
   r.zipf_s = 1.2;
   r.copies = CopyGranularity::per_rank;
   const ByteMatrix kimi_like = route_copies(model(384, 8), r, 16, 4, 5);
-  const std::uint64_t expected[4][4] = {{16, 10, 16, 14}, {16, 11, 16, 15}, {16, 10, 16, 15}, {16, 10, 15, 16}};
+  const std::uint64_t expected[4][4] = {
+      {16, 10, 16, 14}, {16, 11, 16, 15}, {16, 10, 16, 15}, {16, 10, 15, 16}};
   for (int src = 0; src < 4; ++src)
     for (int dst = 0; dst < 4; ++dst) CHECK(kimi_like.at(src, dst) == expected[src][dst]);
 }
@@ -95,4 +101,40 @@ TEST_CASE("Zipf weights are a permutation of 1/(i+1)^s", "[routing]") {
   std::vector<double> w = expert_weights(model(10, 2), r);
   std::sort(w.begin(), w.end(), std::greater<>());
   for (int i = 0; i < 10; ++i) CHECK(w[static_cast<std::size_t>(i)] == Approx(1.0 / (i + 1)));
+}
+
+TEST_CASE("the inverse CDF's guided search gives std::upper_bound's index everywhere", "[routing]") {
+  // Reference: what routing used before the guide table (upper_bound, clamped to the last index).
+  for (const double s : {0.0, 0.5, 1.0, 2.5, 8.0}) {
+    std::vector<double> weights;
+    for (int i = 0; i < 384; ++i) weights.push_back(1.0 / std::pow(i + 1.0, s));
+    std::vector<double> cumulative(weights.size());
+    std::partial_sum(weights.begin(), weights.end(), cumulative.begin());
+    const auto reference = [&](double target) {
+      const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), target);
+      return static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative.begin(), 383));
+    };
+    const InverseCdf inverse(weights);
+    REQUIRE(inverse.total() == cumulative.back());
+    std::vector<double> targets = {0.0, std::nextafter(cumulative.back(), 0.0)};
+    for (const double c : cumulative) {  // on and either side of every step
+      targets.push_back(c);
+      targets.push_back(std::nextafter(c, 0.0));
+      targets.push_back(std::nextafter(c, 1e300));
+    }
+    for (int b = 0; b <= 384; ++b) {  // on and either side of every bucket edge
+      const double edge = b * cumulative.back() / 384.0;
+      targets.push_back(edge);
+      targets.push_back(std::nextafter(edge, 0.0));
+      targets.push_back(std::nextafter(edge, 1e300));
+    }
+    for (int i = 0; i < 100000; ++i) targets.push_back(cumulative.back() * (i + 0.5) / 100000.0);
+    int mismatches = 0;
+    for (const double target : targets) {
+      if (target < 0 || target >= cumulative.back()) continue;
+      if (inverse.index_of(target) != reference(target)) ++mismatches;
+    }
+    INFO("zipf s = " << s);
+    CHECK(mismatches == 0);
+  }
 }
