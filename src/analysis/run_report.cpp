@@ -1,7 +1,11 @@
 // JSON form of the whole report document.
 #include "analysis/run_report.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "common/json_integer.hpp"
+#include "common/json_list.hpp"
 
 namespace k25 {
 
@@ -69,8 +73,12 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   r.tool = j.value("tool", ToolInfo{});
   r.run = j.value("run", RunInfo{});
   r.topology = j.value("topology", TopologyInfo{});
-  r.results = j.value("results", std::vector<PhaseResult>{});
-  r.serve = j.value("serve", ServeReport{});
+  r.results = json_list_or_empty<PhaseResult>(j, "results");
+  try {
+    r.serve = j.value("serve", ServeReport{});
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("serve.") + e.what());
+  }
   r.attribution = j.value("attribution", nlohmann::json::array());
   r.fits = j.value("fits", nlohmann::json::array());
 }

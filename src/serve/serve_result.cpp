@@ -2,6 +2,7 @@
 #include "serve/serve_result.hpp"
 
 #include "common/json_integer.hpp"
+#include "common/json_list.hpp"
 
 namespace k25 {
 
@@ -80,7 +81,7 @@ void from_json(const nlohmann::json& j, ServeReport& r) {
   r.prompt_tokens_approximate = j.value("prompt_tokens_approximate", true);
   r.ignore_eos = j.value("ignore_eos", false);
   r.request_rate = j.value("request_rate", 0.0);
-  r.levels = j.value("levels", std::vector<ServeLevel>{});
+  r.levels = json_list_or_empty<ServeLevel>(j, "levels");
 }
 
 }  // namespace k25

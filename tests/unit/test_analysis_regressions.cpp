@@ -162,3 +162,26 @@ TEST_CASE("report.md: a byte count too large for a long long prints in exponent 
   const std::string md = k25::render_markdown(k25::parse_report_text(report.dump(), "hostile.json"));
   CHECK(md.find("1e+300 (-1e+300)") != std::string::npos);
 }
+
+TEST_CASE("report reader: a bad result or serve level is named by its index", "[analysis][regression]") {
+  nlohmann::json report = nlohmann::json::parse(read_corpus("nvlink-report.json"));
+  REQUIRE(report.at("results").size() > 3);
+  REQUIRE(report.at("serve").at("levels").size() > 2);
+  const auto message_of = [](const nlohmann::json& hostile) -> std::string {
+    try {
+      (void)k25::parse_report_text(hostile.dump(), "hostile.json");
+    } catch (const k25::UsageError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  nlohmann::json bad_result = report;
+  bad_result["results"][3]["tokens"] = 1.5;
+  CHECK_THAT(message_of(bad_result), Catch::Contains("results[3]: 'tokens' must be an integer, not 1.5"));
+  nlohmann::json bad_level = report;
+  bad_level["serve"]["levels"][2]["completed"] = -4;
+  CHECK_THAT(message_of(bad_level), Catch::Contains("serve.levels[2]: 'completed' = -4 is outside 0.."));
+  nlohmann::json not_a_list = report;
+  not_a_list["results"] = {{"tokens", 1}};
+  CHECK_THAT(message_of(not_a_list), Catch::Contains("'results' must be an array"));
+}
