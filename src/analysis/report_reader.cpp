@@ -12,7 +12,6 @@
 
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
-#include "common/json_integer.hpp"
 
 namespace k25 {
 namespace {
@@ -114,7 +113,7 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
               fmt::format("{}: a journal starts with a run_start line, found type '{}'", where, type));
         }
         check_schema_version(entry, where);
-        report.schema_version = json_integer<int>(entry["schema_version"], "schema_version");
+        report.schema_version = kReportSchemaVersion;  // check_schema_version accepts no other
         report.tool = entry.value("tool", ToolInfo{});
         report.run = entry.value("run", RunInfo{});
         report.topology = entry.value("topology", TopologyInfo{});

@@ -21,24 +21,20 @@ namespace k25 {
 template <std::integral T>
 T json_integer(const nlohmann::json& value, const std::string& what, T low = std::numeric_limits<T>::min(),
                T high = std::numeric_limits<T>::max()) {
-  bool in_range = false;
-  T result{};
-  if (value.is_number_unsigned()) {
-    const auto v = value.get<std::uint64_t>();
-    in_range = std::in_range<T>(v) && static_cast<T>(v) >= low && static_cast<T>(v) <= high;
-    if (in_range) result = static_cast<T>(v);
-  } else if (value.is_number_integer()) {
-    const auto v = value.get<std::int64_t>();
-    in_range = std::in_range<T>(v) && static_cast<T>(v) >= low && static_cast<T>(v) <= high;
-    if (in_range) result = static_cast<T>(v);
-  } else {
+  if (!value.is_number_integer()) {  // true for unsigned too; false for floats and everything else
     throw std::invalid_argument(
         fmt::format("'{}' must be an integer, not {}", what, value.dump().substr(0, 40)));
   }
+  const auto fits = [&](auto v) {
+    return std::in_range<T>(v) && static_cast<T>(v) >= low && static_cast<T>(v) <= high;
+  };
+  const bool in_range =
+      value.is_number_unsigned() ? fits(value.get<std::uint64_t>()) : fits(value.get<std::int64_t>());
   if (!in_range) {
     throw std::invalid_argument(fmt::format("'{}' = {} is outside {}..{}", what, value.dump(), low, high));
   }
-  return result;
+  return value.is_number_unsigned() ? static_cast<T>(value.get<std::uint64_t>())
+                                    : static_cast<T>(value.get<std::int64_t>());
 }
 
 // The member `key` of `object` as a T (std::out_of_range-like json error when absent, as .at() gives).
