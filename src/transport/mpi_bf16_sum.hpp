@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+
 namespace k25 {
 
 // Owns an MPI_Op created with MPI_Op_create for bf16 addition (commutative; each add rounds to nearest even,
@@ -18,5 +20,10 @@ class Bf16SumOp {
  private:
   MPI_Op op_ = MPI_OP_NULL;
 };
+
+// The reduction itself, for tests: one sum, and inout[i] = in[i] + inout[i] over `count` elements (what MPI
+// calls).
+std::uint16_t bf16_add(std::uint16_t a, std::uint16_t b);
+void bf16_add_arrays(const std::uint16_t* in, std::uint16_t* inout, int count);
 
 }  // namespace k25
