@@ -2,8 +2,10 @@
 // an exit code (0 ok, 1 measurement failed or regression, 2 bad usage or config, 3 runtime fault).
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -56,6 +58,9 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
     if (!same_on_every_rank || context.is_coordinator()) print_error(e);
     if (same_on_every_rank) return static_cast<int>(e.code());
     std::fflush(nullptr);
+    // Peers stuck on the same collective time out within moments of each other: give them a second to print
+    // their own reasons (the rank that caused it says so) before the abort ends them.
+    if (e.code() == k25::ExitCode::runtime_fault) std::this_thread::sleep_for(std::chrono::seconds(1));
     MPI_Abort(MPI_COMM_WORLD,
               static_cast<int>(e.code()));  // other ranks may wait in a collective: end them all
     return static_cast<int>(e.code());

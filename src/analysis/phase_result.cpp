@@ -51,13 +51,18 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
                      {"busbw_gbps", r.busbw_gbps},
                      {"wrong", r.wrong},
                      {"checked", r.checked},
-                     {"slowest_rank", r.slowest_rank}};
+                     {"slowest_rank", r.slowest_rank},
+                     {"arrival_lead_us", r.arrival_lead_us},
+                     {"launch_bound", r.launch_bound},
+                     {"device_only", r.device_only}};
+  j["launch_us"] = r.launch_us ? nlohmann::json(*r.launch_us) : nlohmann::json(nullptr);
   if (r.phase == Phase::allreduce) {
     j["bytes_per_op"] = r.bytes_per_op;
   } else {
     j["bytes_per_rank"] = {{"mean", r.bytes_per_rank_mean}, {"max", r.bytes_per_rank_max}};
   }
   if (r.link_fraction) j["link_fraction"] = *r.link_fraction;
+  if (r.busbw_max_gbps) j["busbw_max_gbps"] = *r.busbw_max_gbps;
 }
 
 void from_json(const nlohmann::json& j, PhaseResult& r) {
@@ -83,6 +88,13 @@ void from_json(const nlohmann::json& j, PhaseResult& r) {
     r.bytes_per_rank_max = j.at("bytes_per_rank").at("max").get<double>();
   }
   if (j.contains("link_fraction")) r.link_fraction = j.at("link_fraction").get<double>();
+  // Fields added after schema_version 1's first release: optional on reading.
+  if (j.contains("busbw_max_gbps")) r.busbw_max_gbps = j.at("busbw_max_gbps").get<double>();
+  if (const auto launch = j.find("launch_us"); launch != j.end() && !launch->is_null())
+    r.launch_us = launch->get<Stats>();
+  r.launch_bound = j.value("launch_bound", false);
+  r.device_only = j.value("device_only", false);
+  r.arrival_lead_us = j.value("arrival_lead_us", 0.0);
 }
 
 }  // namespace k25

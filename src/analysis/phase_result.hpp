@@ -29,10 +29,18 @@ struct PhaseResult {
   std::string op_us_source;  // "per_op_pass": timed op by op; "step_over_ops": graph step / ops_per_step
   double algbw_gbps = 0;     // bytes per rank per op / (p50 step time / ops_per_step), GB/s = 1e9 B/s
   double busbw_gbps = 0;     // algbw x 2(n-1)/n (AllReduce) or x (n-1)/n (All-to-All), as nccl-tests
+  std::optional<double>
+      busbw_max_gbps;  // All-to-All: busbw from bytes_per_rank.max (the hot rank sets the step)
+  // Host time to enqueue one step's burst, per trial, max over ranks (us); absent where the transport
+  // completes each op before launch returns (host transport: the launch is the step).
+  std::optional<Stats> launch_us;
+  bool launch_bound = false;  // launch_us p50 > half of step_us p50: the step measures the host's launch cost
+  bool device_only = false;   // the stream was held until the burst was enqueued (--device-only)
   std::optional<double> link_fraction;  // busbw / the link's per-direction limit, where the topology is known
   std::uint64_t wrong = 0;              // wrong elements summed over ranks in the correctness pass
   bool checked = false;                 // whether the correctness pass ran
-  int slowest_rank = 0;                 // rank with the largest median step time
+  int slowest_rank = 0;  // the rank the others waited for: latest median arrival at the step (host clock)
+  double arrival_lead_us = 0;  // how much later it arrived than the median rank (us): near 0, no straggler
 };
 
 void to_json(nlohmann::json& j, const PhaseResult& r);

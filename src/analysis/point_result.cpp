@@ -8,7 +8,8 @@
 
 namespace k25 {
 
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point) {
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
+                              const TimingFacts& timing) {
   PhaseResult r;
   r.phase = phase.phase;
   r.tokens = phase.tokens;
@@ -50,9 +51,17 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   const double op_time_us = r.ops_per_step > 0 ? r.step_us.p50 / r.ops_per_step : 0;
   r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
   r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.phase, phase.ranks);
+  if (phase.phase != Phase::allreduce)  // the step is the slowest rank's: its bytes are the hot rank's
+    r.busbw_max_gbps = algbw_gbps(r.bytes_per_rank_max, op_time_us) * busbw_factor(phase.phase, phase.ranks);
+  r.device_only = timing.device_only;
+  if (!timing.launch_is_step && !point.launch_us.empty()) {
+    r.launch_us = summarize(point.launch_us);
+    r.launch_bound = r.launch_us->p50 > 0.5 * r.step_us.p50;
+  }
   r.wrong = point.wrong;
   r.checked = point.checked_ops > 0;
   r.slowest_rank = point.slowest_rank;
+  r.arrival_lead_us = point.arrival_lead_us;
   return r;
 }
 

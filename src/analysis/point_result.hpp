@@ -10,6 +10,15 @@ namespace k25 {
 // `checked` says whether the correctness pass verified any op. algbw uses the p50 step time divided by
 // ops_per_step and the mean bytes per rank per op. In graph mode op_us is the per-trial step time divided by
 // ops_per_step (op_us_source "step_over_ops").
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point);
+// How the point was timed, beyond its plan and mode.
+struct TimingFacts {
+  bool launch_is_step = false;  // the transport completes each op before launch returns (host transport)
+  bool device_only = false;     // the stream was held until the burst was enqueued
+};
+
+// launch_us is left out where launch_is_step (it would repeat step_us). launch_bound: the host's enqueue time
+// is more than half the step (p50), so the step measures the host more than the collectives.
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
+                              const TimingFacts& timing);
 
 }  // namespace k25

@@ -40,7 +40,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->check(CLI::Range(1, 65536));
   app.add_option("--iters", o.iterations, "timed trials (whole bursts) per point, at most")
       ->check(CLI::PositiveNumber);
-  app.add_option("--warmup", o.warmup, "untimed bursts before each point")->check(CLI::NonNegativeNumber);
+  app.add_option("--warmup", o.warmup, "untimed bursts before each point (at least 1)");
   app.add_option("--op-iters", o.op_iterations,
                  "trials of the per-op timing pass, at most (0: no per-op pass)")
       ->check(CLI::NonNegativeNumber);
@@ -63,6 +63,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   app.add_flag("--include-permute", o.include_permute,
                "nccl: count MoE pack/unpack kernels in the All-to-All step");
   app.add_flag("--no-trace", o.no_trace, "do not write trace.json");
+  app.add_flag(
+      "--device-only", o.device_only,
+      "nccl: hold the stream until a burst is enqueued, so the step excludes the host's launch cost");
   app.add_option("--routing", o.routing, "routing model: uniform or zipf")
       ->check(CLI::IsMember({"uniform", "zipf"}));
   app.add_option("--zipf-s", o.zipf_s, "Zipf exponent over experts")->check(CLI::Range(0.0, 10.0));
@@ -85,6 +88,14 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--inject-hang", o.inject_hang, "test only: PHASE:TOKENS:OP waits forever at that op")
       ->group("");  // hidden
+  app.add_option("--inject-delay", o.inject_delay,
+                 "test only: RANK:US makes that rank arrive US microseconds late at every trial")
+      ->group("");  // hidden
+  app.add_flag(
+         "--emulate-ranks", o.emulate_ranks,
+         "test only: several nccl ranks per GPU, each presented to NCCL as its own host (NCCL_HOSTID); the "
+         "figures then describe sockets and time slicing, not a link")
+      ->group("Testing");
   bool dry_run = false;
   app.add_flag("--dry-run", dry_run, "print the plan (and write plan.json) without communicating");
   app.add_option("--ranks", cli.dry_run_ranks,
@@ -174,6 +185,9 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
   if (o.no_check) c.sweep.check = false;
   if (o.include_permute) c.sweep.include_permute = true;
   if (o.no_trace) c.output.trace = false;
+  if (o.device_only) c.sweep.device_only = true;
+  if (o.emulate_ranks) c.transport.emulate_ranks = true;
+  if (o.inject_delay) c.transport.inject_delay = *o.inject_delay;
   if (o.routing)
     c.routing.model = lookup<RoutingModel>({{"uniform", RoutingModel::uniform}, {"zipf", RoutingModel::zipf}},
                                            *o.routing, "--routing");

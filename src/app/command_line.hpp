@@ -21,12 +21,13 @@ struct ConfigOverrides {
   std::optional<std::string> backend, dtype, routing, copies;
   std::optional<double> timeout_s, zipf_s;
   std::optional<unsigned long long> seed;
-  bool in_place = false, no_check = false, include_permute = false, no_trace = false;
+  bool in_place = false, no_check = false, include_permute = false, no_trace = false, device_only = false;
+  bool emulate_ranks = false;
   std::optional<std::string> endpoint, model, api, api_key;
   std::vector<int> concurrency;
   std::optional<int> requests, max_tokens, prompt_tokens;
   std::optional<double> request_rate;
-  std::optional<std::string> inject_hang;
+  std::optional<std::string> inject_hang, inject_delay;
 };
 
 struct CommandLine {

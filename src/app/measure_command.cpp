@@ -24,6 +24,7 @@
 #include "report/journal.hpp"
 #include "report/markdown_report.hpp"
 #include "serve/serve_phase.hpp"
+#include "topology/topology_label.hpp"
 #include "topology/topology_probe.hpp"
 #include "transport/make_transport.hpp"
 
@@ -45,6 +46,28 @@ BufferSizes largest_buffers(const std::vector<DecodeStepPlan>& plans) {
       }
     }
   return sizes;
+}
+
+// Device-only timing holds the stream while a burst is enqueued: the transport must have a stream, and the
+// burst must fit in the launch queue behind the hold (checked on every rank alike, before anything runs).
+void check_device_only(const RunConfig& config, const std::vector<DecodeStepPlan>& plans,
+                       const Transport& transport) {
+  const std::size_t limit = transport.max_held_launches();
+  if (limit == 0)
+    throw UsageError(
+        fmt::format("--device-only needs a GPU stream to hold; the {} transport has none (use "
+                    "--backend nccl, or leave --device-only off)",
+                    transport.name()));
+  for (const auto& plan : plans)
+    for (const auto& phase : plan.phases) {
+      const bool permute = config.sweep.include_permute && phase.phase != Phase::allreduce;
+      const std::size_t launches = phase.ops.size() * (permute ? 2 : 1);
+      if (launches > limit)
+        throw UsageError(
+            fmt::format("--device-only: the {} burst has {} kernel launches, more than the {} that "
+                        "can wait behind a held stream; leave --device-only off for this config",
+                        to_string(phase.phase), launches, limit));
+    }
 }
 
 // Everything only the coordinator holds while the run goes on.
@@ -96,7 +119,8 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   ChosenTransport chosen = make_transport(config, context);
   Transport& transport = *chosen.transport;
   const bool graph_capable = transport.supports_graph();
-  TopologyInfo topology = probe_topology(context, transport.name() == "nccl");
+  TopologyInfo topology = probe_topology(context, transport.device());
+  if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
   const std::vector<std::string> hosts = gather_host_names(context);
 
   if (state) {
@@ -117,6 +141,13 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     run.compiler = kCompiler;
     if (const std::string caveat = transport.caveat(context.size()); !caveat.empty())
       run.notes.push_back(caveat);
+    if (!config.transport.inject_delay.empty())
+      run.notes.push_back(fmt::format("test mode: --inject-delay {} made one rank arrive late at every trial",
+                                      config.transport.inject_delay));
+    if (config.sweep.device_only)
+      run.notes.push_back(
+          "device-only timing: each trial's stream was held by a blocking kernel until the whole burst was "
+          "enqueued, so step times exclude the host's launch cost (a serving engine pays it in eager mode)");
     if (!graph_capable &&
         std::count(config.sweep.modes.begin(), config.sweep.modes.end(), TimingMode::graph) > 0)
       run.notes.push_back("graph mode needs the nccl transport (CUDA graphs); only eager mode was measured");
@@ -145,7 +176,9 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   std::vector<DecodeStepPlan> plans;
   for (int tokens : config.sweep.tokens)
     plans.push_back(plan_decode_step(config.model, config.routing, config.sweep, tokens, context.size()));
+  if (config.sweep.device_only) check_device_only(config, plans, transport);
   transport.allocate(largest_buffers(plans));
+  const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only};
 
   std::vector<TimingMode> modes;
   for (TimingMode mode : config.sweep.modes)
@@ -173,11 +206,17 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           }
           if (!state) continue;
           state->progress.clear();
-          const PhaseResult result = make_phase_result(phase, mode, point);
+          const PhaseResult result = make_phase_result(phase, mode, point, timing);
           wrong_total += result.wrong;
           state->report.results.push_back(result);
           state->journal->append({{"type", "result"}, {"result", result}});
           state->table.print_row(result);
+          if (result.launch_bound)
+            state->table.print_note(
+                fmt::format("launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue "
+                            "the burst; graph "
+                            "mode or --device-only shows what the GPUs take",
+                            result.launch_us->p50, result.step_us.p50));
           if (!point.representative_trial.empty() && state->timelines.size() < kMaxTracedPoints)
             state->timelines.push_back(
                 TrialTimeline{phase.phase, phase.tokens, mode, hosts, point.representative_trial});

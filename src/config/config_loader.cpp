@@ -188,9 +188,10 @@ void read_routing(ConfigReader& in, const YAML::Node& node, RoutingSpec& r) {
 }
 
 void read_sweep(ConfigReader& in, const YAML::Node& node, SweepSpec& s) {
-  in.expect_map(node, "sweep",
-                {"tokens", "phases", "modes", "allreduce_dtype", "in_place", "warmup", "iterations",
-                 "min_iterations", "op_iterations", "time_budget_s", "check", "include_permute"});
+  in.expect_map(
+      node, "sweep",
+      {"tokens", "phases", "modes", "allreduce_dtype", "in_place", "warmup", "iterations", "min_iterations",
+       "op_iterations", "time_budget_s", "check", "include_permute", "device_only"});
   in.optional(node, "tokens", [&](auto& n) { s.tokens = in.integer_list(n, "sweep.tokens", 1, 65536); });
   in.optional(node, "phases", [&](auto& n) {
     s.run_allreduce = s.run_alltoall = s.run_serve = false;
@@ -219,7 +220,7 @@ void read_sweep(ConfigReader& in, const YAML::Node& node, SweepSpec& s) {
   in.optional(node, "allreduce_dtype",
               [&](auto& n) { s.allreduce_dtype = in.choice(n, "sweep.allreduce_dtype", kActivationDtypes); });
   in.optional(node, "in_place", [&](auto& n) { s.in_place = in.boolean(n, "sweep.in_place"); });
-  in.optional(node, "warmup", [&](auto& n) { s.warmup = in.integer(n, "sweep.warmup", 0, 1000000); });
+  in.optional(node, "warmup", [&](auto& n) { s.warmup = in.integer(n, "sweep.warmup", 1, 1000000); });
   in.optional(node, "iterations",
               [&](auto& n) { s.iterations = in.integer(n, "sweep.iterations", 1, 10000000); });
   in.optional(node, "min_iterations",
@@ -231,6 +232,7 @@ void read_sweep(ConfigReader& in, const YAML::Node& node, SweepSpec& s) {
   in.optional(node, "check", [&](auto& n) { s.check = in.boolean(n, "sweep.check"); });
   in.optional(node, "include_permute",
               [&](auto& n) { s.include_permute = in.boolean(n, "sweep.include_permute"); });
+  in.optional(node, "device_only", [&](auto& n) { s.device_only = in.boolean(n, "sweep.device_only"); });
 }
 
 void read_transport(ConfigReader& in, const YAML::Node& node, TransportSpec& t) {
@@ -338,6 +340,11 @@ void validate_config(const RunConfig& config) {
     if (tokens < 1 || tokens > 65536)
       fail("sweep.tokens", fmt::format("token count {} is outside 1..65536", tokens));
   if (s.modes.empty()) fail("sweep.modes", "no timing mode");
+  if (s.warmup < 1)
+    fail("sweep.warmup",
+         fmt::format("{} warm-up bursts: at least 1 is needed, because the first ops of a point "
+                     "connect NCCL's peers and load its kernels",
+                     s.warmup));
   if (s.min_iterations > s.iterations)
     fail("sweep.min_iterations",
          fmt::format("{} is more than iterations {}", s.min_iterations, s.iterations));

@@ -55,19 +55,23 @@ struct SweepSpec {
                                    TimingMode::graph};  // graph only where the transport can
   Dtype allreduce_dtype = Dtype::bf16;
   bool in_place = false;
-  int warmup = 5;              // untimed bursts before the trials of a point
-  int iterations = 50;         // timed trials (whole bursts) per point, at most
+  int warmup = 5;       // untimed bursts before the trials of a point (at least 1: NCCL connects lazily)
+  int iterations = 50;  // timed trials (whole bursts) per point, at most
   double time_budget_s = 5.0;  // a point also stops once its trials took this long (at least min_iterations)
   int min_iterations = 3;
   int op_iterations = 10;        // trials of the separate per-op timing pass, at most
   bool check = true;             // correctness pass after timing
   bool include_permute = false;  // NCCL: count MoE pack/unpack kernels in the All-to-All step
+  bool device_only = false;  // NCCL: hold the stream until the burst is enqueued (no host cost in the step)
 };
 
 struct TransportSpec {
   Backend backend = Backend::automatic;
   double timeout_s = 60.0;  // watchdog: a collective that takes longer aborts the run (exit 3)
-  std::string inject_hang;  // test-only: "PHASE:TOKENS:OP" makes that op wait forever
+  std::string inject_hang;  // test-only: "PHASE:TOKENS:OP[:RANK]" makes that op wait forever
+  std::string
+      inject_delay;  // test-only: "RANK:US" makes that rank arrive US microseconds late at every trial
+  bool emulate_ranks = false;  // test-only: several NCCL ranks per GPU, each its own "host" (NCCL_HOSTID)
 };
 
 // The serving endpoint whose decode latency is the attribution's denominator.

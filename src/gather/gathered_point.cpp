@@ -18,6 +18,14 @@ std::vector<double> max_over_ranks(const std::vector<double>& local, const RankC
   return result;
 }
 
+// Each rank's median of `local`, gathered on the coordinator (index = rank); empty on the other ranks.
+std::vector<double> gather_median(const std::vector<double>& local, const RankContext& context) {
+  double mine = summarize(local).p50;
+  std::vector<double> all(context.is_coordinator() ? static_cast<std::size_t>(context.size()) : 0);
+  K25_MPI_CHECK(MPI_Gather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, context.world()));
+  return all;
+}
+
 // Index of the op-pass trial whose total time on the coordinator is the median; shared with every rank.
 int representative_trial_index(const PointSamples& samples, const RankContext& context) {
   int index = 0;
@@ -67,14 +75,16 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
   point.step_us = max_over_ranks(samples.step_us, context);
   point.op_us = max_over_ranks(samples.op_us, context);
 
-  double my_p50 = summarize(samples.step_us).p50;
-  point.rank_step_p50.resize(context.is_coordinator() ? static_cast<std::size_t>(context.size()) : 0);
-  K25_MPI_CHECK(
-      MPI_Gather(&my_p50, 1, MPI_DOUBLE, point.rank_step_p50.data(), 1, MPI_DOUBLE, 0, context.world()));
-  if (context.is_coordinator())
-    point.slowest_rank =
-        static_cast<int>(std::max_element(point.rank_step_p50.begin(), point.rank_step_p50.end()) -
-                         point.rank_step_p50.begin());
+  point.launch_us = max_over_ranks(samples.launch_us, context);
+
+  point.rank_step_p50 = gather_median(samples.step_us, context);
+  point.rank_arrival_p50 = gather_median(samples.arrival_us, context);
+  if (context.is_coordinator() && !point.rank_arrival_p50.empty()) {
+    const auto& arrival = point.rank_arrival_p50;
+    const auto latest = std::max_element(arrival.begin(), arrival.end());
+    point.slowest_rank = static_cast<int>(latest - arrival.begin());
+    point.arrival_lead_us = *latest - summarize(arrival).p50;
+  }
 
   unsigned long long wrong = samples.wrong, total_wrong = 0;
   K25_MPI_CHECK(MPI_Reduce(&wrong, &total_wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, context.world()));

@@ -13,9 +13,15 @@ namespace k25 {
 struct GatheredPoint {
   std::vector<double> step_us;        // per trial, max over ranks
   std::vector<double> op_us;          // per (op-pass trial, op), max over ranks
+  std::vector<double> launch_us;      // per trial, max over ranks: host time to enqueue the burst
   std::vector<double> rank_step_p50;  // median step time of each rank
-  int slowest_rank = 0;               // rank with the largest median step time
-  std::uint64_t wrong = 0;            // summed over ranks
+  std::vector<double>
+      rank_arrival_p50;  // median arrival of each rank: barrier exit to its burst's start (host)
+  // The rank the others waited for: the latest median arrival. (When all ranks leave a collective together,
+  // the late arriver measures the shortest step, so the longest step would name the wrong rank.)
+  int slowest_rank = 0;
+  double arrival_lead_us = 0;  // slowest rank's median arrival minus the median over ranks of it
+  std::uint64_t wrong = 0;     // summed over ranks
   int checked_ops = 0;
   bool interrupted = false;
   std::vector<std::vector<OpSpan>> representative_trial;  // per rank: the op-pass trial with the median total

@@ -75,14 +75,17 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   std::unique_ptr<CapturedBurst> graph;
   if (mode == TimingMode::graph) graph = transport.capture(phase);
 
-  // Warm-up: `warmup` bursts, or fewer (at least one) once they took the point's time budget.
+  // Warm-up: `warmup` bursts, or fewer once they took the point's time budget, and always at least one: the
+  // first ops of a point connect NCCL's peers and load its kernels.
+  const int warmup = std::max(sweep.warmup, 1);
   const auto warmup_started = std::chrono::steady_clock::now();
-  for (int done = 0; done < sweep.warmup;) {
+  for (int done = 0; done < warmup;) {
     K25_MPI_CHECK(MPI_Barrier(context.world()));
+    transport.begin_trial();
     run_burst(transport, phase, graph.get(), context);
     transport.synchronize();
     ++done;
-    const int stop = collective_stop(context, done, sweep.warmup, 1, warmup_started, sweep.time_budget_s);
+    const int stop = collective_stop(context, done, warmup, 1, warmup_started, sweep.time_budget_s);
     if (stop & interrupted) {
       samples.interrupted = true;
       return samples;
@@ -90,17 +93,30 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     if (stop & budget_spent) break;
   }
 
-  // Timed trials of the whole burst.
-  const auto started = std::chrono::steady_clock::now();
+  // Timed trials of the whole burst. Host clock reads bracket the two timestamps, outside the timed interval:
+  // arrival = barrier exit to burst start (what a late rank shows), launch = the host's enqueue time.
+  using HostClock = std::chrono::steady_clock;
+  const auto host_us = [](HostClock::time_point from, HostClock::time_point to) {
+    return std::chrono::duration<double, std::micro>(to - from).count();
+  };
+  const auto started = HostClock::now();
   samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
   while (true) {
     K25_MPI_CHECK(MPI_Barrier(context.world()));
+    const auto barrier_exit = HostClock::now();
+    transport.begin_trial();
     transport.reset_marks();
+    if (sweep.device_only) transport.hold_stream();
+    const auto launch_start = HostClock::now();
     const int begin = transport.mark();
     run_burst(transport, phase, graph.get(), context);
     const int end = transport.mark();
+    const auto launch_end = HostClock::now();
+    if (sweep.device_only) transport.release_stream();
     transport.synchronize();
     samples.step_us.push_back(transport.elapsed_us(begin, end));
+    samples.launch_us.push_back(host_us(launch_start, launch_end));
+    samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
     const int stop = collective_stop(context, static_cast<int>(samples.step_us.size()), sweep.iterations,
                                      sweep.min_iterations, started, sweep.time_budget_s);
     if (stop & interrupted) {
@@ -117,6 +133,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     const auto op_started = std::chrono::steady_clock::now();
     while (true) {
       K25_MPI_CHECK(MPI_Barrier(context.world()));
+      transport.begin_trial();
       transport.reset_marks();
       std::vector<int> slots(ops + 1);
       slots[0] = transport.mark();

@@ -21,10 +21,14 @@ class PointAbandoned : public Error {
 };
 
 // Collective over all ranks of `context`. The phase must have been prepared on the transport.
-// Stops after sweep.iterations trials, or once the trials took sweep.time_budget_s (after min_iterations);
-// the coordinator decides and all ranks follow, so every rank times the same trials. A signal seen at a trial
-// boundary (on any rank) ends the point on every rank with samples.interrupted; one seen by the coordinator
-// between two ops throws PointAbandoned there.
+// Each timed trial: barrier, transport.begin_trial(), [hold_stream() with sweep.device_only], a host clock
+// read, the begin timestamp, the burst, the end timestamp, a host clock read, [release_stream()],
+// synchronize. The step is the transport's time between the two timestamps; launch is the host time between
+// the two clock reads (enqueueing the burst); arrival the host time from the barrier's exit to the first
+// clock read. Stops after sweep.iterations trials, or once the trials took sweep.time_budget_s (after
+// min_iterations); the coordinator decides and all ranks follow, so every rank times the same trials. A
+// signal seen at a trial boundary (on any rank) ends the point on every rank with samples.interrupted; one
+// seen by the coordinator between two ops throws PointAbandoned there.
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context);
 

@@ -9,8 +9,10 @@
 namespace k25 {
 
 struct PointSamples {
-  std::vector<double> step_us;  // per timed trial: the whole burst on this rank's clock
-  std::vector<double> op_us;    // per-op pass, trial-major: op_us[trial * ops + op]; empty in graph mode
+  std::vector<double> step_us;     // per timed trial: the whole burst on this rank's clock
+  std::vector<double> launch_us;   // per timed trial: host time to enqueue the burst (between its timestamps)
+  std::vector<double> arrival_us;  // per timed trial: host time from the trial's barrier to the burst's start
+  std::vector<double> op_us;       // per-op pass, trial-major: op_us[trial * ops + op]; empty in graph mode
   int op_trials = 0;
   std::vector<std::vector<OpSpan>> op_trial_spans;  // per-op pass: each trial's ops from the trial's start
   std::uint64_t wrong = 0;                          // wrong elements on this rank in the correctness pass

@@ -16,13 +16,15 @@ struct LocalGpu {
   std::string bus_id;   // PCI bus id as sysfs writes it: "0000:3b:00.0" (lower case, 4-digit domain)
   std::string name;     // e.g. "NVIDIA H200"
   int compute_major = 0, compute_minor = 0;
-  // peer_access[j] = 1 where this GPU can access the GPU of node-local rank j directly (1 for itself).
+  // Over the devices this process sees: visible_bus_ids[d] is device d's bus id, peer_access[d] = 1 where
+  // this GPU can access device d directly (1 for itself).
+  std::vector<std::string> visible_bus_ids;
   std::vector<int> peer_access;
   std::string nccl_version;         // runtime NCCL version, e.g. "2.28.9"
   std::string cuda_driver_version;  // e.g. "13.0" (cudaDriverGetVersion)
 };
 
-// Not collective. Uses the same rank-to-device rule as the nccl transport (device = node-local rank).
-LocalGpu read_local_gpu(const RankContext& context);
+// Not collective. `device`: the visible CUDA device this rank drives (the nccl transport's choice).
+LocalGpu read_local_gpu(const RankContext& context, int device);
 
 }  // namespace k25

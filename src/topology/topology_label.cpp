@@ -2,6 +2,7 @@
 #include "topology/topology_label.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -63,6 +64,17 @@ void label_topology(TopologyInfo& info, int hosts) {
         "(not known to k25comm)",
         hosts);
   }
+}
+
+void label_emulated(TopologyInfo& info, int ranks) {
+  std::set<std::string> gpus;
+  for (const GpuInfo& gpu : info.gpus) gpus.insert(gpu.host + "/" + gpu.bus_id);
+  info.kind = "emulated";
+  info.link_limit_gbps.reset();
+  info.link_description = fmt::format(
+      "emulated: {} ranks on {} GPU{}, connected through NCCL's socket transport over loopback (not a GPU "
+      "link)",
+      ranks, gpus.size(), gpus.size() == 1 ? "" : "s");
 }
 
 }  // namespace k25

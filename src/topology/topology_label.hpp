@@ -11,4 +11,8 @@ namespace k25 {
 // by PCIe.
 void label_topology(TopologyInfo& info, int hosts);
 
+// Relabels a run of emulated ranks (several NCCL ranks per GPU, test mode): kind "emulated", no link limit
+// (the ranks talk through sockets), and a description with the ranks and distinct GPUs.
+void label_emulated(TopologyInfo& info, int ranks);
+
 }  // namespace k25

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -15,12 +17,14 @@
 
 namespace k25 {
 
-GpuInfo read_gpu_info(const RankContext& context, std::vector<int>* peer_row, std::string* nccl_version) {
+GpuInfo read_gpu_info(const RankContext& context, int device, std::vector<int>* peer_row,
+                      std::vector<std::string>* visible_bus_ids, std::string* nccl_version) {
   GpuInfo info;
   info.rank = context.rank();
   info.host = context.host();
-  const LocalGpu local = read_local_gpu(context);
+  const LocalGpu local = read_local_gpu(context, device);
   if (peer_row != nullptr) *peer_row = local.peer_access;
+  if (visible_bus_ids != nullptr) *visible_bus_ids = local.visible_bus_ids;
   if (nccl_version != nullptr) *nccl_version = local.nccl_version;
   if (!local.present) {
     info.source = "none";
@@ -66,20 +70,18 @@ GpuInfo read_gpu_info(const RankContext& context, std::vector<int>* peer_row, st
   return info;
 }
 
-TopologyInfo probe_topology(const RankContext& context, bool gpu_transport) {
+TopologyInfo probe_topology(const RankContext& context, int device) {
   TopologyInfo info;
-  if (!gpu_transport) {
+  if (device < 0) {
     label_topology(info, context.host_count());
     return info;
   }
   std::vector<int> peer_row;
+  std::vector<std::string> visible;
   std::string nccl_version;
-  const GpuInfo mine = read_gpu_info(context, &peer_row, &nccl_version);
-  const std::string record = nlohmann::json{
-      {"gpu", mine},
-      {"local_rank", context.local_rank()},
-      {"peers", peer_row},
-      {"nccl", nccl_version}}.dump();
+  const GpuInfo mine = read_gpu_info(context, device, &peer_row, &visible, &nccl_version);
+  const std::string record =
+      nlohmann::json{{"gpu", mine}, {"visible", visible}, {"peers", peer_row}, {"nccl", nccl_version}}.dump();
 
   // Gather the JSON records (variable length) on the coordinator.
   const int length = static_cast<int>(record.size());
@@ -106,24 +108,34 @@ TopologyInfo probe_topology(const RankContext& context, bool gpu_transport) {
 
   struct Entry {
     GpuInfo gpu;
-    int local_rank;
-    std::vector<int> peers;
+    std::vector<std::string> visible;  // bus ids of the devices this rank's process sees
+    std::vector<int> peers;            // peer access to each of them
   };
   std::vector<Entry> entries;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     const auto j = nlohmann::json::parse(
         all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-    entries.push_back(
-        {j.at("gpu").get<GpuInfo>(), j.at("local_rank").get<int>(), j.at("peers").get<std::vector<int>>()});
+    entries.push_back({j.at("gpu").get<GpuInfo>(), j.at("visible").get<std::vector<std::string>>(),
+                       j.at("peers").get<std::vector<int>>()});
   }
+  // Rank i reaches rank k's GPU directly where it is i's own GPU, or one i's process sees with peer access
+  // (0 where k's GPU is not visible to i: unknown counts as no).
   const std::size_t n = entries.size();
   info.peer_access.assign(n, std::vector<int>(n, 0));
   for (std::size_t i = 0; i < n; ++i) {
     info.gpus.push_back(entries[i].gpu);
     for (std::size_t k = 0; k < n; ++k) {
       if (entries[i].gpu.host != entries[k].gpu.host) continue;
-      const auto local = static_cast<std::size_t>(entries[k].local_rank);
-      info.peer_access[i][k] = local < entries[i].peers.size() ? entries[i].peers[local] : 0;
+      const std::string& target = entries[k].gpu.bus_id;
+      if (!target.empty() && target == entries[i].gpu.bus_id) {
+        info.peer_access[i][k] = 1;
+        continue;
+      }
+      const auto& seen = entries[i].visible;
+      const auto found = std::find(seen.begin(), seen.end(), target);
+      const auto d = static_cast<std::size_t>(found - seen.begin());
+      if (!target.empty() && found != seen.end() && d < entries[i].peers.size())
+        info.peer_access[i][k] = entries[i].peers[d];
     }
   }
   info.nccl_version = nccl_version;

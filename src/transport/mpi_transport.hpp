@@ -16,6 +16,7 @@ class MpiTransport final : public Transport {
   MpiTransport(const RunConfig& config, const RankContext& context);
 
   std::string name() const override { return "mpi"; }
+  bool completes_on_launch() const override { return true; }
   std::string clock_description() const override;
   void allocate(const BufferSizes& sizes) override;
   void prepare(const PhasePlan& phase) override;

@@ -12,15 +12,15 @@ bool nccl_transport_built() {
   return false;
 }
 
-int visible_cuda_devices() {
-  return 0;
+DevicePlacement choose_nccl_device(const RankContext&, bool) {
+  return {-1, "--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)"};
 }
 
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig&, const RankContext&) {
+std::unique_ptr<Transport> make_nccl_transport(const RunConfig&, const RankContext&, int) {
   throw UsageError("--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)");
 }
 
-LocalGpu read_local_gpu(const RankContext&) {
+LocalGpu read_local_gpu(const RankContext&, int) {
   return {};
 }
 

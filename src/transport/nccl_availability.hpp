@@ -1,17 +1,22 @@
-// What the NCCL side offers to the backend choice: whether it was built, how many CUDA devices are visible,
-// and the constructor of the nccl transport. Implemented by src/transport/nccl/ when built, else by stubs.
+// What the NCCL side offers to the backend choice: whether it was built, which GPU a rank would drive, and
+// the constructor of the nccl transport. Implemented by src/transport/nccl/ when built, else by stubs.
 #pragma once
 
 #include <memory>
 
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
+#include "transport/device_placement.hpp"
 #include "transport/transport.hpp"
 
 namespace k25 {
 
 bool nccl_transport_built();
-int visible_cuda_devices();  // 0 where the runtime finds none (or was not built)
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context);
+// Collective over context.node(): the visible CUDA device this rank would drive (device_placement's rules,
+// checked over the host), or why it cannot. Without the NCCL transport: the problem says so.
+DevicePlacement choose_nccl_device(const RankContext& context, bool emulate_ranks);
+// Collective over context.world(): the transport on `device` (from choose_nccl_device).
+std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context,
+                                               int device);
 
 }  // namespace k25

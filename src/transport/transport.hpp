@@ -33,6 +33,13 @@ class Transport {
   virtual std::string name() const = 0;               // "mpi" or "nccl"
   virtual std::string clock_description() const = 0;  // what the timestamps are, for the report
   virtual bool supports_graph() const { return false; }
+  // True where launch() returns only once the op is complete (host transport): the host time to launch a
+  // burst is then the burst itself, not a separate cost.
+  virtual bool completes_on_launch() const = 0;
+  virtual int device() const { return -1; }  // the CUDA device this rank drives; -1 for none
+
+  // Called at the start of every trial, right after the trial's barrier and before any timestamp of it.
+  virtual void begin_trial() {}
 
   // Once per run, before any op: allocate buffers of the given sizes.
   virtual void allocate(const BufferSizes& sizes) = 0;
@@ -48,6 +55,15 @@ class Transport {
   virtual void synchronize() = 0;  // waits for everything launched; the watchdog bounds the wait
   virtual double elapsed_us(int from_slot, int to_slot) = 0;
   virtual void reset_marks() = 0;
+
+  // Device-only timing (max_held_launches() > 0 only): hold_stream() makes the stream wait (a blocking
+  // kernel) until release_stream(), so that a burst enqueued in between runs back to back on the device
+  // whatever the host's launch cost, as nvbench does. At most max_held_launches() kernel launches may be
+  // enqueued behind a hold (beyond the GPU's launch queue the host would block on a stream that waits for
+  // it).
+  virtual std::size_t max_held_launches() const { return 0; }
+  virtual void hold_stream();
+  virtual void release_stream();
 
   // Graph mode (supports_graph() only): capture every op of the phase once, then replay the capture.
   virtual std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase);

@@ -43,6 +43,14 @@ k25::BufferSizes sizes_for(const std::vector<k25::DecodeStepPlan>& plans) {
   return sizes;
 }
 
+// The nccl transport on the device k25comm would choose for this rank.
+std::unique_ptr<k25::Transport> make_transport(const k25::RankContext& context,
+                                               const k25::RunConfig& config) {
+  const k25::DevicePlacement placement = k25::choose_nccl_device(context, config.transport.emulate_ranks);
+  if (!placement.problem.empty()) throw k25::UsageError(placement.problem);
+  return k25::make_nccl_transport(config, context, placement.device);
+}
+
 double mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
@@ -55,7 +63,7 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
   for (int tokens : config.sweep.tokens)
     plans.push_back(
         k25::plan_decode_step(config.model, config.routing, config.sweep, tokens, context.size()));
-  auto transport = k25::make_nccl_transport(config, context);
+  auto transport = make_transport(context, config);
   expect(context, transport->supports_graph(), "the nccl transport supports graph mode");
   transport->allocate(sizes_for(plans));
   for (const auto& plan : plans)
@@ -140,7 +148,7 @@ int hang(const k25::RankContext& context, k25::RunConfig config) {
   config.transport.timeout_s = 3.0;
   config.transport.inject_hang = "allreduce:8:5";
   const auto plan = k25::plan_decode_step(config.model, config.routing, config.sweep, 8, context.size());
-  auto transport = k25::make_nccl_transport(config, context);
+  auto transport = make_transport(context, config);
   transport->allocate(sizes_for({plan}));
   const auto& phase = plan.phases.at(0);
   transport->prepare(phase);

@@ -7,7 +7,8 @@ shift 7
 flags=() checks=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --dtype|--copies|--routing|--tokens) flags+=("$1" "$2"); checks+=("$1" "$2"); shift 2 ;;
+    --dtype|--copies|--routing|--tokens|--phases) flags+=("$1" "$2"); checks+=("$1" "$2"); shift 2 ;;
+    --expect-slowest) checks+=("$1" "$2"); shift 2 ;;
     --in-place) flags+=("$1"); checks+=("$1"); shift ;;
     *) flags+=("$1"); shift ;;
   esac

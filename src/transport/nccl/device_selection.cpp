@@ -1,22 +1,35 @@
-// Rank-to-GPU mapping by node-local rank, with one clear error on every rank when a host runs more ranks than
-// GPUs.
+// Rank-to-GPU placement with the CUDA runtime's device count and bus ids, checked over the host's ranks.
 #include "transport/nccl/device_selection.hpp"
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <array>
-#include <climits>
-#include <cstring>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime_api.h>
-#include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "transport/nccl/cuda_check.hpp"
+#include "common/first_problem.hpp"
 
 namespace k25::nccl {
+namespace {
+
+constexpr int kBusIdChars = 32;
+
+std::string bus_id_of(int device) {
+  std::array<char, kBusIdChars> bus{};
+  if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  std::string text(bus.data());
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
 
 int visible_device_count() noexcept {
   int count = 0;
@@ -27,38 +40,27 @@ int visible_device_count() noexcept {
   return count;
 }
 
-int select_cuda_device(const RankContext& context) {
-  const int devices = visible_device_count();
-  std::string problem;
-  if (devices == 0)
-    problem = fmt::format(
-        "--backend nccl: host {} has no visible CUDA device (check the driver and "
-        "CUDA_VISIBLE_DEVICES), or run with --backend mpi",
-        context.host());
-  else if (context.local_size() > devices)
-    problem = fmt::format(
-        "--backend nccl: host {} runs {} ranks but has {} visible CUDA device{}; NCCL needs one GPU "
-        "per rank (two ranks on one GPU are refused): start at most {} rank{} per host, or run with "
-        "--backend mpi",
-        context.host(), context.local_size(), devices, devices == 1 ? "" : "s", devices,
-        devices == 1 ? "" : "s");
-
-  // The lowest rank with a problem tells everyone, so that all ranks stop with the same message before any of
-  // them reaches NCCL (a rank that went on alone would wait in ncclCommInitRank until its timeout).
-  const int mine = problem.empty() ? INT_MAX : context.rank();
-  int first_bad = INT_MAX;
-  K25_MPI_CHECK(MPI_Allreduce(&mine, &first_bad, 1, MPI_INT, MPI_MIN, context.world()));
-  if (first_bad != INT_MAX) {
-    std::array<char, 512> text{};
-    if (context.rank() == first_bad) std::strncpy(text.data(), problem.c_str(), text.size() - 1);
-    K25_MPI_CHECK(
-        MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, first_bad, context.world()));
-    throw UsageError(text.data());
+DevicePlacement choose_local_device(const RankContext& context, bool emulate_ranks) {
+  DevicePlacement placement = place_rank_on_device(context.local_rank(), context.local_size(),
+                                                   visible_device_count(), emulate_ranks, context.host());
+  // Every rank of the host shares its bus id and its problem, so that all of them agree.
+  std::array<char, kBusIdChars> mine{};
+  if (placement.problem.empty()) {
+    const std::string bus = bus_id_of(placement.device);
+    bus.copy(mine.data(), mine.size() - 1);
   }
-
-  const int device = context.local_rank();
-  K25_CUDA_CHECK(cudaSetDevice(device));
-  return device;
+  std::vector<char> all(static_cast<std::size_t>(context.local_size()) * kBusIdChars);
+  K25_MPI_CHECK(
+      MPI_Allgather(mine.data(), kBusIdChars, MPI_CHAR, all.data(), kBusIdChars, MPI_CHAR, context.node()));
+  if (std::string problem = first_problem(context.node(), placement.problem); !problem.empty())
+    return {-1, std::move(problem)};
+  if (!emulate_ranks) {
+    std::vector<std::string> bus_ids;
+    for (int r = 0; r < context.local_size(); ++r) bus_ids.emplace_back(all.data() + r * kBusIdChars);
+    if (std::string shared = shared_gpu_problem(bus_ids, context.host()); !shared.empty())
+      placement = {-1, std::move(shared)};
+  }
+  return placement;
 }
 
 }  // namespace k25::nccl

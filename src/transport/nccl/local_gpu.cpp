@@ -22,24 +22,27 @@ std::string lower(std::string text) {
 
 }  // namespace
 
-LocalGpu read_local_gpu(const RankContext& context) {
+LocalGpu read_local_gpu(const RankContext&, int device) {
   LocalGpu gpu;
   const int devices = nccl::visible_device_count();
-  const int device = context.local_rank();
-  if (device >= devices) return gpu;
+  if (device < 0 || device >= devices) return gpu;
   gpu.present = true;
   gpu.cuda_index = device;
-  std::array<char, 32> bus{};
-  if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device) == cudaSuccess)
-    gpu.bus_id = lower(bus.data());
+  for (int d = 0; d < devices; ++d) {
+    std::array<char, 32> bus{};
+    gpu.visible_bus_ids.push_back(
+        cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), d) == cudaSuccess ? lower(bus.data())
+                                                                                          : std::string());
+  }
+  gpu.bus_id = gpu.visible_bus_ids[static_cast<std::size_t>(device)];
   cudaDeviceProp props{};
   if (cudaGetDeviceProperties(&props, device) == cudaSuccess) {
     gpu.name = props.name;
     gpu.compute_major = props.major;
     gpu.compute_minor = props.minor;
   }
-  gpu.peer_access.assign(static_cast<std::size_t>(context.local_size()), 0);
-  for (int peer = 0; peer < context.local_size() && peer < devices; ++peer) {
+  gpu.peer_access.assign(static_cast<std::size_t>(devices), 0);
+  for (int peer = 0; peer < devices; ++peer) {
     int can = 0;
     if (peer == device)
       can = 1;

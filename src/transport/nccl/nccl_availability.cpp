@@ -1,5 +1,4 @@
-// The NCCL side of the backend choice, where the NCCL transport is built: it is, and it says how many GPUs it
-// sees.
+// The NCCL side of the backend choice, where the NCCL transport is built: it is, and it places ranks on GPUs.
 #include "transport/nccl_availability.hpp"
 
 #include "transport/nccl/device_selection.hpp"
@@ -11,12 +10,13 @@ bool nccl_transport_built() {
   return true;
 }
 
-int visible_cuda_devices() {
-  return nccl::visible_device_count();
+DevicePlacement choose_nccl_device(const RankContext& context, bool emulate_ranks) {
+  return nccl::choose_local_device(context, emulate_ranks);
 }
 
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context) {
-  return std::make_unique<nccl::NcclTransport>(config, context);
+std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context,
+                                               int device) {
+  return std::make_unique<nccl::NcclTransport>(config, context, device);
 }
 
 }  // namespace k25

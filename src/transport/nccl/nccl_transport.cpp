@@ -3,6 +3,7 @@
 #include "transport/nccl/nccl_transport.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -10,7 +11,6 @@
 #include "common/error.hpp"
 #include "k25_kernels.h"
 #include "transport/nccl/cuda_check.hpp"
-#include "transport/nccl/device_selection.hpp"
 
 #define K25_NCCL_CALL(call) check_nccl((call), #call, __FILE__, __LINE__)
 
@@ -84,30 +84,46 @@ class NcclCapturedBurst final : public CapturedBurst {
   std::string what_;
 };
 
+// Emulated ranks (test mode): NCCL tells hosts apart by a hash of NCCL_HOSTID (else the host name), computed
+// once per process, and refuses two ranks of one host on one GPU. A host id of its own per rank makes NCCL
+// treat the ranks as separate hosts and connect them through its network transport; loopback keeps that
+// traffic on this machine unless the user chose an interface. Set before this process's first NCCL call.
+void present_as_own_host(const RankContext& context) {
+  const std::string host_id = fmt::format("k25comm-emulated-{}-rank{}", context.host(), context.rank());
+  ::setenv("NCCL_HOSTID", host_id.c_str(), 1);
+  ::setenv("NCCL_SOCKET_IFNAME", "lo", 0);
+}
+
 std::string op_words(Phase phase, int tokens, std::size_t op, std::size_t ops, int layer) {
   return fmt::format("{} op #{} of {} (layer {}) at {} tokens", to_string(phase), op, ops, layer, tokens);
 }
 
 }  // namespace
 
-NcclTransport::NcclTransport(const RunConfig& config, const RankContext& context)
+NcclTransport::NcclTransport(const RunConfig& config, const RankContext& context, int device)
     : in_place_(config.sweep.in_place),
       include_permute_(config.sweep.include_permute),
+      emulated_(config.transport.emulate_ranks),
       timeout_s_(config.transport.timeout_s),
       rank_(context.rank()),
       ranks_(context.size()),
-      hang_(parse_hang_spec(config.transport.inject_hang)) {
+      hang_(parse_hang_spec(config.transport.inject_hang)),
+      device_(device) {
   if (!(timeout_s_ > 0.0)) throw UsageError("the watchdog timeout must be positive");
-  device_ = select_cuda_device(context);  // collective; throws on every rank before NCCL is touched
+  if (emulated_) present_as_own_host(context);
+  K25_CUDA_CHECK(cudaSetDevice(device_));
   stream_ = CudaStream::create();
   wrong_count_ = DeviceBuffer::allocate(sizeof(unsigned long long));
   wrong_host_ = PinnedHostBuffer::allocate(sizeof(unsigned long long));
   hang_flag_ = PinnedHostBuffer::allocate(sizeof(int));
   *hang_flag_.host<int>() = 1;
-  comm_ = NcclCommunicator::create(context, timeout_s_);  // collective
+  hold_flag_ = PinnedHostBuffer::allocate(sizeof(int));
+  *hold_flag_.host<int>() = 1;
+  comm_ = NcclCommunicator::create(context, device_, timeout_s_);  // collective
 }
 
 NcclTransport::~NcclTransport() {
+  if (hold_flag_.host() != nullptr) *hold_flag_.host<int>() = 1;  // never leave the stream held
   if (!health_->poisoned) {
     // Let launched work finish (bounded) before the communicator is finalized and the buffers freed.
     if (stream_ && !wait_for_stream(stream_.get(), comm_.get(), timeout_s_).ok()) poison();
@@ -121,6 +137,7 @@ NcclTransport::~NcclTransport() {
     for (auto& event : events_) (void)event.release();
     (void)wrong_host_.release();
     (void)hang_flag_.release();
+    (void)hold_flag_.release();
   } else {
     comm_.finalize_and_destroy();
   }
@@ -135,8 +152,9 @@ std::string NcclTransport::clock_description() const {
 
 void NcclTransport::poison() noexcept {
   health_->poisoned = true;
-  if (hang_flag_.host() != nullptr)
-    *hang_flag_.host<int>() = 1;  // a held injected hang lets go, so the stream can drain
+  // A held injected hang or stream hold lets go, so the stream can drain.
+  for (PinnedHostBuffer* flag : {&hang_flag_, &hold_flag_})
+    if (flag->host() != nullptr) *flag->host<int>() = 1;
 }
 
 void NcclTransport::allocate(const BufferSizes& sizes) {
@@ -224,7 +242,21 @@ const NcclTransport::PreparedPhase& NcclTransport::prepared_for(const PhasePlan&
   return found->second;
 }
 
+void NcclTransport::check_watchdog(const char* call, const char* file, int line) {
+  if (!comm_.watchdog_fired()) return;
+  WaitOutcome expired;
+  expired.kind = WaitOutcome::Kind::timed_out;
+  expired.failed_call = call;
+  expired.detail = fmt::format(
+      "{} did not return within {:g} s (watchdog timeout); the watchdog thread aborted "
+      "the communicator",
+      call, timeout_s_);
+  fault(expired, describe_pending(), file, line);
+}
+
 void NcclTransport::check_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
+  check_watchdog(call, file,
+                 line);  // an aborted call may return ncclSuccess: the watchdog's word comes first
   if (rc == ncclSuccess) return;
   if (rc == ncclInProgress) {
     // A non-blocking communicator: the call goes on in the background; nothing else may touch the
@@ -273,6 +305,7 @@ void NcclTransport::enqueue_alltoall(const PreparedOp& op) {
 void NcclTransport::enqueue_op(const PhasePlan& phase, const PreparedPhase& prepared, std::size_t op_index,
                                bool permute) {
   const PreparedOp& op = prepared.ops.at(op_index);
+  const auto armed = comm_.guard();  // a blocking NCCL call that does not return is aborted by the watchdog
   if (phase.phase == Phase::allreduce) {
     void* in = allreduce_in_.get();
     void* out = in_place_ ? in : allreduce_out_.get();
@@ -420,7 +453,20 @@ void NcclTransport::replay(CapturedBurst& burst) {
   if (captured == nullptr)
     throw RuntimeFault("replay() was given a burst that the nccl transport did not capture");
   activity_ = "replaying the " + captured->what();
+  const auto armed = comm_.guard();  // a launch queue that never drains would block here
   K25_CUDA_CHECK(cudaGraphLaunch(captured->exec(), stream_.get()));
+}
+
+void NcclTransport::hold_stream() {
+  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  *hold_flag_.host<int>() = 0;
+  // Bounded on the GPU by the watchdog timeout, should the host never come back to release it.
+  const auto bound_ns = static_cast<std::uint64_t>(timeout_s_ * 1e9);
+  K25_CUDA_CHECK(kernels::spin_until_released(hold_flag_.device<int>(), bound_ns, stream_.get()));
+}
+
+void NcclTransport::release_stream() {
+  *hold_flag_.host<int>() = 1;
 }
 
 std::uint64_t NcclTransport::verify(const PhasePlan& phase, std::size_t op_index) {
@@ -452,7 +498,10 @@ std::uint64_t NcclTransport::verify(const PhasePlan& phase, std::size_t op_index
     K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
     launched_.push_back({phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer});
     maybe_inject_hang(phase, op_index);
-    enqueue_alltoall(op);  // the exchange alone: the permute kernels would overwrite the checked send data
+    {
+      const auto armed = comm_.guard();
+      enqueue_alltoall(op);  // the exchange alone: the permute kernels would overwrite the checked send data
+    }
     activity_ = "checking the result of " +
                 op_words(phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer);
     wait_stream("verify");
@@ -477,6 +526,17 @@ std::string NcclTransport::caveat(int ranks) const {
         "no work, "
         "and an All-to-All is a copy to itself, so these figures measure launch and copy cost only, not a "
         "network.";
+  if (emulated_) {
+    if (!text.empty()) text += " ";
+    text += fmt::format(
+        "emulated ranks (test mode): the {} ranks share the GPUs this host sees, each presented to NCCL as a "
+        "host "
+        "of its own (NCCL_HOSTID) and connected through NCCL's socket transport over loopback; kernels of "
+        "different ranks on one GPU take turns (time slicing unless MPS runs). These figures describe "
+        "sockets "
+        "and time slicing, not a GPU link.",
+        ranks);
+  }
   if (include_permute_) {
     if (!text.empty()) text += " ";
     text += "All-to-All times include the MoE dispatch pack and combine unpack kernels.";

@@ -31,8 +31,10 @@ struct TransportHealth {
 
 class NcclTransport final : public Transport {
  public:
-  // Collective over context.world(): selects the GPU (local rank), creates the stream and the communicator.
-  NcclTransport(const RunConfig& config, const RankContext& context);
+  // Collective over context.world(): drives `device` (from choose_local_device), creates the stream and the
+  // blocking communicator. With config.transport.emulate_ranks, each rank first presents itself to NCCL as a
+  // host of its own (NCCL_HOSTID), so that several ranks can share one GPU over NCCL's socket transport.
+  NcclTransport(const RunConfig& config, const RankContext& context, int device);
   ~NcclTransport() override;
   NcclTransport(const NcclTransport&) = delete;
   NcclTransport& operator=(const NcclTransport&) = delete;
@@ -40,6 +42,8 @@ class NcclTransport final : public Transport {
   std::string name() const override { return "nccl"; }
   std::string clock_description() const override;
   bool supports_graph() const override { return true; }
+  bool completes_on_launch() const override { return false; }
+  int device() const override { return device_; }
 
   void allocate(const BufferSizes& sizes) override;
   void prepare(const PhasePlan& phase) override;
@@ -50,13 +54,16 @@ class NcclTransport final : public Transport {
   double elapsed_us(int from_slot, int to_slot) override;
   void reset_marks() override;
 
+  // The GPU's launch queue holds about a thousand pending launches; half of that leaves room for NCCL's own.
+  std::size_t max_held_launches() const override { return 512; }
+  void hold_stream() override;
+  void release_stream() override;
+
   std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase) override;
   void replay(CapturedBurst& burst) override;
 
   std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) override;
   std::string caveat(int ranks) const override;
-
-  int device() const { return device_; }
 
  private:
   struct PreparedOp {
@@ -85,6 +92,7 @@ class NcclTransport final : public Transport {
   void enqueue_alltoall(const PreparedOp& op);
   void maybe_inject_hang(const PhasePlan& phase, std::size_t op_index);
   void check_nccl(ncclResult_t rc, const char* call, const char* file, int line);
+  void check_watchdog(const char* call, const char* file, int line);
   void wait_stream(const char* what);
   [[noreturn]] void fault(const WaitOutcome& outcome, const std::string& activity, const char* file,
                           int line);
@@ -93,6 +101,7 @@ class NcclTransport final : public Transport {
 
   bool in_place_ = false;
   bool include_permute_ = false;
+  bool emulated_ = false;
   double timeout_s_ = 60.0;
   int rank_ = 0, ranks_ = 1;
   std::optional<HangSpec> hang_;
@@ -107,6 +116,7 @@ class NcclTransport final : public Transport {
   DeviceBuffer wrong_count_;     // one unsigned long long
   PinnedHostBuffer wrong_host_;  // its copy on the host
   PinnedHostBuffer hang_flag_;   // one int: 0 holds the injected hang, 1 releases it
+  PinnedHostBuffer hold_flag_;   // one int: 0 holds the stream for device-only timing, 1 releases it
   BufferSizes sizes_;
 
   std::map<std::pair<int, int>, PreparedPhase> prepared_;  // by (phase, tokens)

@@ -1,0 +1,187 @@
+// measure_point and gather_point on real MPI ranks with a scripted transport: trial counts, the maximum over
+// ranks, the host launch time, the slowest (late-arriving) rank, wrong counts and interrupts. Run under
+// mpirun -np 3; every rank runs every test case in the same order (they are collective).
+#define CATCH_CONFIG_RUNNER
+#include <mpi.h>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+
+#include "analysis/point_result.hpp"
+#include "common/interrupt.hpp"
+#include "common/rank_context.hpp"
+#include "gather/gathered_point.hpp"
+#include "measure/measure_point.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void busy_wait_us(double us) {
+  const auto until = Clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (Clock::now() < until) {
+  }
+}
+
+// A transport whose clock is scripted: the time between slots a and b on rank r in trial t is
+// (b - a) x 10 (r + 1) + t microseconds, so every gathered figure is known exactly. Trials are counted by
+// begin_trial() (warm-up, timed and per-op trials alike).
+class ScriptedTransport final : public k25::Transport {
+ public:
+  ScriptedTransport(int rank, bool completes_on_launch)
+      : rank_(rank), completes_on_launch_(completes_on_launch) {}
+
+  double launch_busy_us = 0;  // host time each launch() takes
+  double late_us = 0;         // this rank's arrival delay at every trial
+  int interrupt_at_trial = -1;
+  int trials = 0;
+  int launches = 0;
+
+  std::string name() const override { return "scripted"; }
+  std::string clock_description() const override { return "scripted"; }
+  bool completes_on_launch() const override { return completes_on_launch_; }
+  void begin_trial() override {
+    ++trials;
+    if (trials == interrupt_at_trial) k25::request_interrupt(SIGTERM);
+    if (late_us > 0) busy_wait_us(late_us);
+  }
+  void allocate(const k25::BufferSizes&) override {}
+  void prepare(const k25::PhasePlan&) override {}
+  void launch(const k25::PhasePlan&, std::size_t) override {
+    ++launches;
+    if (launch_busy_us > 0) busy_wait_us(launch_busy_us);
+  }
+  int mark() override { return next_slot_++; }
+  void synchronize() override {}
+  double elapsed_us(int from, int to) override { return (to - from) * unit_us() + trials; }
+  double unit_us() const { return 10.0 * (late_clock_short ? 1 : rank_ + 1); }
+  bool late_clock_short = false;  // this rank's scripted steps are the shortest (as a late arriver's are)
+  void reset_marks() override { next_slot_ = 0; }
+  std::uint64_t verify(const k25::PhasePlan&, std::size_t) override {
+    return static_cast<std::uint64_t>(rank_) + 1;
+  }
+
+ private:
+  int rank_;
+  bool completes_on_launch_;
+  int next_slot_ = 0;
+};
+
+k25::PhasePlan allreduce_burst(int ops, int ranks) {
+  k25::PhasePlan phase{k25::Phase::allreduce, 4, ranks, k25::Dtype::bf16, 0, {}, {}};
+  for (int i = 0; i < ops; ++i) phase.ops.push_back({k25::Phase::allreduce, i / 2, 4096, -1});
+  return phase;
+}
+
+k25::SweepSpec sweep(int iterations, int op_iterations) {
+  k25::SweepSpec s;
+  s.warmup = 2;
+  s.iterations = iterations;
+  s.min_iterations = 1;
+  s.op_iterations = op_iterations;
+  s.time_budget_s = 1e6;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") {
+  const k25::RankContext context;
+  ScriptedTransport transport(context.rank(), true);
+  const auto phase = allreduce_burst(6, context.size());
+  const auto samples = k25::measure_point(transport, phase, k25::TimingMode::eager, sweep(7, 3), context);
+  CHECK(samples.step_us.size() == 7);
+  CHECK(samples.launch_us.size() == 7);
+  CHECK(samples.arrival_us.size() == 7);
+  CHECK(samples.op_trials == 3);
+  CHECK(samples.op_us.size() == 3 * 6);
+  CHECK(transport.trials == 2 + 7 + 3);          // warm-up, timed, per-op
+  CHECK(transport.launches == (2 + 7 + 3) * 6);  // verify() checks without launch() here
+  CHECK(samples.checked_ops == 1);
+
+  const auto point = k25::gather_point(samples, context);
+  if (context.is_coordinator()) {
+    const double slowest_unit = 10.0 * context.size();  // the last rank's scripted clock runs slowest
+    REQUIRE(point.step_us.size() == 7);
+    for (std::size_t t = 0; t < 7; ++t) CHECK(point.step_us[t] == slowest_unit + 2 + 1 + t);  // after warm-up
+    REQUIRE(point.op_us.size() == 18);
+    CHECK(point.op_us.front() == slowest_unit + 2 + 7 + 1);  // first per-op trial
+    const auto n = static_cast<unsigned long long>(context.size());
+    CHECK(point.wrong == n * (n + 1) / 2);  // verify() returns rank + 1 on each rank
+    CHECK(point.rank_arrival_p50.size() == static_cast<std::size_t>(context.size()));
+  }
+}
+
+TEST_CASE("the time budget stops a point after min_iterations, on every rank alike") {
+  const k25::RankContext context;
+  ScriptedTransport transport(context.rank(), true);
+  auto s = sweep(1000, 0);
+  s.min_iterations = 3;
+  s.time_budget_s = 1e-9;
+  const auto samples =
+      k25::measure_point(transport, allreduce_burst(2, context.size()), k25::TimingMode::eager, s, context);
+  CHECK(samples.step_us.size() == 3);
+  CHECK(samples.op_trials == 0);
+}
+
+TEST_CASE("the host launch time is recorded, and left out of the result where the launch is the step") {
+  const k25::RankContext context;
+  ScriptedTransport asynchronous(context.rank(), false);
+  asynchronous.launch_busy_us = 2000;  // 4 ops: at least 8 ms of host time per burst
+  const auto phase = allreduce_burst(4, context.size());
+  const auto samples = k25::measure_point(asynchronous, phase, k25::TimingMode::eager, sweep(3, 0), context);
+  for (double launch : samples.launch_us) CHECK(launch >= 8000.0);
+  const auto point = k25::gather_point(samples, context);
+  if (context.is_coordinator()) {
+    const auto result = k25::make_phase_result(phase, k25::TimingMode::eager, point, {false, false});
+    REQUIRE(result.launch_us.has_value());
+    CHECK(result.launch_us->min >= 8000.0);
+    // scripted steps are 40 (r + 1) + t us, far below 8 ms of launching: launch-bound
+    CHECK(result.launch_bound);
+    const auto blocking = k25::make_phase_result(phase, k25::TimingMode::eager, point, {true, false});
+    CHECK_FALSE(blocking.launch_us.has_value());
+    CHECK_FALSE(blocking.launch_bound);
+  }
+}
+
+TEST_CASE("the slowest rank is the one that arrives late, though it measures the shortest step") {
+  const k25::RankContext context;
+  const int late_rank = context.size() - 1;
+  ScriptedTransport transport(context.rank(), true);
+  if (context.rank() == late_rank) {
+    transport.late_us = 200000;  // 200 ms after every barrier
+    transport.late_clock_short = true;
+  }
+  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()),
+                                          k25::TimingMode::eager, sweep(5, 0), context);
+  const auto point = k25::gather_point(samples, context);
+  if (context.is_coordinator()) {
+    CHECK(point.slowest_rank == late_rank);
+    CHECK(point.arrival_lead_us >= 150000.0);
+    // the longest median step (the rule before) would have named another rank
+    const auto& steps = point.rank_step_p50;
+    CHECK(std::max_element(steps.begin(), steps.end()) - steps.begin() != late_rank);
+  }
+}
+
+TEST_CASE("a signal on one rank ends the point on every rank at the next trial boundary") {
+  const k25::RankContext context;
+  ScriptedTransport transport(context.rank(), true);
+  if (context.rank() == 1 % context.size()) transport.interrupt_at_trial = 2 + 2;  // the second timed trial
+  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()),
+                                          k25::TimingMode::eager, sweep(50, 3), context);
+  CHECK(samples.interrupted);
+  CHECK(samples.step_us.size() == 2);
+  CHECK(samples.op_trials == 0);
+  CHECK(k25::interrupt_signal() == SIGTERM);  // peers record the signal number too
+  k25::request_interrupt(0);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int failed = Catch::Session().run(argc, argv);
+  MPI_Finalize();
+  return failed == 0 ? 0 : 1;
+}
