@@ -65,4 +65,41 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   return r;
 }
 
+namespace {
+
+// Bytes rank `rank` contributes to op `op_index`: the AllReduce buffer, or what it sends in the All-to-All.
+std::uint64_t rank_op_bytes(const PhasePlan& phase, std::size_t op_index, int rank) {
+  const CommOp& op = phase.ops.at(op_index);
+  if (phase.phase == Phase::allreduce || op.matrix_index < 0) return op.bytes;
+  const auto& matrix = phase.matrices.at(static_cast<std::size_t>(op.matrix_index));
+  return rank < matrix.ranks() ? matrix.row_sum(rank) : 0;
+}
+
+}  // namespace
+
+TrialTimeline make_trial_timeline(const PhasePlan& phase, TimingMode mode,
+                                  const std::vector<std::string>& hosts, const GatheredPoint& point,
+                                  const TimingFacts& timing) {
+  TrialTimeline timeline;
+  timeline.phase = phase.phase;
+  timeline.tokens = phase.tokens;
+  timeline.mode = mode;
+  timeline.rank_hosts = hosts;
+  timeline.ops_per_step = static_cast<int>(phase.ops.size());
+  timeline.step_trial = point.representative_step_trial;
+  timeline.step = point.representative_step;
+  for (std::size_t rank = 0; rank < timeline.step.size(); ++rank) {
+    if (timing.launch_is_step) timeline.step[rank].launch_us.reset();
+    for (std::size_t i = 0; i < phase.ops.size(); ++i)
+      timeline.step[rank].bytes += rank_op_bytes(phase, i, static_cast<int>(rank));
+  }
+  timeline.op_trial = point.representative_op_trial;
+  timeline.ranks = point.representative_trial;
+  for (std::size_t rank = 0; rank < timeline.ranks.size(); ++rank)
+    for (OpSpan& span : timeline.ranks[rank])
+      if (span.op_index >= 0 && static_cast<std::size_t>(span.op_index) < phase.ops.size())
+        span.bytes = rank_op_bytes(phase, static_cast<std::size_t>(span.op_index), static_cast<int>(rank));
+  return timeline;
+}
+
 }  // namespace k25

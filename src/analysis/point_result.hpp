@@ -1,7 +1,11 @@
 // Turns a gathered point and its plan into the report's PhaseResult: distributions, bandwidths, checks.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "analysis/phase_result.hpp"
+#include "analysis/trial_timeline.hpp"
 #include "gather/gathered_point.hpp"
 #include "plan/decode_step_plan.hpp"
 
@@ -20,5 +24,12 @@ struct TimingFacts {
 // is more than half the step (p50), so the step measures the host more than the collectives.
 PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
                               const TimingFacts& timing);
+
+// The trace's view of the point (coordinator): its median timed trial and its median per-op trial on every
+// rank, with each rank's bytes per op and per burst taken from the plan (no enqueue time where the launch is
+// the step).
+TrialTimeline make_trial_timeline(const PhasePlan& phase, TimingMode mode,
+                                  const std::vector<std::string>& hosts, const GatheredPoint& point,
+                                  const TimingFacts& timing);
 
 }  // namespace k25

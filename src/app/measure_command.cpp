@@ -32,7 +32,7 @@ namespace k25 {
 namespace {
 
 constexpr std::size_t kMaxTracedPoints =
-    64;  // trace.json holds the representative trial of the first 64 points
+    64;  // trace.json holds the representative trials of the first 64 points
 
 BufferSizes largest_buffers(const std::vector<DecodeStepPlan>& plans) {
   BufferSizes sizes;
@@ -217,9 +217,8 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
                             "the burst; graph "
                             "mode or --device-only shows what the GPUs take",
                             result.launch_us->p50, result.step_us.p50));
-          if (!point.representative_trial.empty() && state->timelines.size() < kMaxTracedPoints)
-            state->timelines.push_back(
-                TrialTimeline{phase.phase, phase.tokens, mode, hosts, point.representative_trial});
+          if (state->timelines.size() < kMaxTracedPoints)
+            state->timelines.push_back(make_trial_timeline(phase, mode, hosts, point, timing));
         }
         if (interrupted) break;
       }

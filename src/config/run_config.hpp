@@ -94,7 +94,7 @@ struct ServeSpec {
 
 struct OutputSpec {
   std::string dir = "k25comm-out";
-  bool trace = true;  // Chrome trace-event timeline of one representative trial
+  bool trace = true;  // Chrome trace-event timeline: each point's median timed trial and a per-op pass trial
 };
 
 struct RunConfig {

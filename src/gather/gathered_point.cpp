@@ -42,6 +42,32 @@ int representative_trial_index(const PointSamples& samples, const RankContext& c
   return index;
 }
 
+// The timed trial whose step (max over ranks, on the coordinator) is the median, shared with every rank, and
+// each rank's arrival, step and launch in it gathered on the coordinator.
+void gather_step_trial(const PointSamples& samples, const std::vector<double>& max_steps,
+                       const RankContext& context, GatheredPoint& point) {
+  int index = -1;
+  if (context.is_coordinator() && !max_steps.empty()) {
+    std::vector<std::pair<double, int>> ordered;
+    for (std::size_t t = 0; t < max_steps.size(); ++t)
+      ordered.emplace_back(max_steps[t], static_cast<int>(t));
+    std::sort(ordered.begin(), ordered.end());
+    index = ordered[ordered.size() / 2].second;
+  }
+  K25_MPI_CHECK(MPI_Bcast(&index, 1, MPI_INT, 0, context.world()));
+  if (index < 0 || static_cast<std::size_t>(index) >= samples.step_us.size()) return;
+  const auto t = static_cast<std::size_t>(index);
+  const double launch = t < samples.launch_us.size() ? samples.launch_us[t] : -1.0;
+  const double arrival = t < samples.arrival_us.size() ? samples.arrival_us[t] : 0.0;
+  const double mine[3] = {arrival, samples.step_us[t], launch};
+  std::vector<double> all(context.is_coordinator() ? static_cast<std::size_t>(context.size()) * 3 : 0);
+  K25_MPI_CHECK(MPI_Gather(mine, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, context.world()));
+  point.representative_step_trial = index;
+  for (std::size_t r = 0; r + 2 < all.size(); r += 3)
+    point.representative_step.push_back(
+        StepSpan{all[r], all[r + 1], all[r + 2] >= 0 ? std::optional<double>(all[r + 2]) : std::nullopt, 0});
+}
+
 // Gathers one trial's spans of every rank to the coordinator (4 doubles per op: index, layer, start, end).
 std::vector<std::vector<OpSpan>> gather_trial(const std::vector<OpSpan>& local, const RankContext& context) {
   std::vector<double> flat;
@@ -92,8 +118,10 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
   point.checked_ops = samples.checked_ops;
   point.interrupted = samples.interrupted;
 
+  gather_step_trial(samples, point.step_us, context, point);
   if (!samples.op_trial_spans.empty()) {
     const int index = representative_trial_index(samples, context);
+    point.representative_op_trial = index;
     point.representative_trial =
         gather_trial(samples.op_trial_spans[static_cast<std::size_t>(index)], context);
   }

@@ -24,7 +24,10 @@ struct GatheredPoint {
   std::uint64_t wrong = 0;     // summed over ranks
   int checked_ops = 0;
   bool interrupted = false;
-  std::vector<std::vector<OpSpan>> representative_trial;  // per rank: the op-pass trial with the median total
+  int representative_step_trial = -1;         // the timed trial whose step (max over ranks) is the median
+  std::vector<StepSpan> representative_step;  // per rank: that trial's arrival, step and launch
+  int representative_op_trial = -1;           // the op-pass trial with the median total on the coordinator
+  std::vector<std::vector<OpSpan>> representative_trial;  // per rank: that op-pass trial, op by op
 };
 
 // Collective over all ranks; the result is complete on the coordinator only (other ranks get an empty one).

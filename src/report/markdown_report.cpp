@@ -35,8 +35,10 @@ std::vector<ReportArtifact> existing_artifacts(const std::string& dir) {
       found.push_back(plot);
   }
   if (std::filesystem::is_regular_file(std::filesystem::path(dir) / kTraceFileName, ec)) {
-    found.push_back(
-        {kTraceFileName, "Timeline of one representative trial per point (Chrome trace events)", false});
+    found.push_back({kTraceFileName,
+                     "Timeline per point: the median timed trial of the step on every rank, and a per-op "
+                     "pass trial op by op (Chrome trace events)",
+                     false});
   }
   return found;
 }

@@ -11,16 +11,15 @@ namespace k25 {
 DevicePlacement place_rank_on_device(int local_rank, int local_size, int visible_devices, bool emulate_ranks,
                                      const std::string& host) {
   if (visible_devices <= 0)
-    return {-1, fmt::format("--backend nccl: host {} has no visible CUDA device (check the driver and "
-                            "CUDA_VISIBLE_DEVICES), or run with --backend mpi",
+    return {-1, fmt::format("host {} has no visible CUDA device (check the driver and CUDA_VISIBLE_DEVICES)",
                             host)};
   if (emulate_ranks) return {local_rank % visible_devices, {}};
   if (visible_devices == 1) return {0, {}};
   if (local_rank < visible_devices && local_size <= visible_devices) return {local_rank, {}};
-  return {-1, fmt::format("--backend nccl: host {} runs {} ranks but has {} visible CUDA devices; NCCL needs "
-                          "one GPU per rank (two ranks on one GPU are refused): start at most {} ranks per "
-                          "host, or run with --backend mpi",
-                          host, local_size, visible_devices, visible_devices)};
+  return {-1, fmt::format(
+                  "host {} runs {} ranks but has {} visible CUDA devices; NCCL needs one GPU per rank (two "
+                  "ranks on one GPU are refused): start at most {} ranks per host",
+                  host, local_size, visible_devices, visible_devices)};
 }
 
 std::string shared_gpu_problem(const std::vector<std::string>& bus_ids, const std::string& host) {

@@ -8,8 +8,9 @@
 namespace k25 {
 
 struct DevicePlacement {
-  int device = -1;      // index among this process's visible CUDA devices; -1 with a problem
-  std::string problem;  // why this rank cannot drive a GPU of its own, in words; empty when it can
+  int device = -1;  // index among this process's visible CUDA devices; -1 with a problem
+  std::string
+      problem;  // why this rank cannot drive a GPU of its own, a sentence without prefix; empty if it can
 };
 
 // The rules, in order:

@@ -28,10 +28,9 @@ ChosenTransport choose(const RunConfig& config, const RankContext& context) {
   const DevicePlacement placement = choose_nccl_device(context, config.transport.emulate_ranks);
   const std::string problem = first_problem(context.world(), placement.problem);
   if (!problem.empty()) {
-    if (backend == Backend::nccl) throw UsageError(problem);
-    return {std::make_unique<MpiTransport>(config, context),
-            fmt::format("mpi: auto, and the nccl transport cannot run here ({}; --backend nccl to insist)",
-                        problem)};
+    if (backend == Backend::nccl)
+      throw UsageError("--backend nccl: " + problem + "; or run with --backend mpi");
+    return {std::make_unique<MpiTransport>(config, context), "mpi: auto, and " + problem};
   }
   const std::string how = backend == Backend::nccl ? "asked for with --backend nccl" : "auto";
   const std::string where = config.transport.emulate_ranks

@@ -13,7 +13,7 @@ bool nccl_transport_built() {
 }
 
 DevicePlacement choose_nccl_device(const RankContext&, bool) {
-  return {-1, "--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)"};
+  return {-1, "this k25comm was built without CUDA/NCCL (rebuild where both are found)"};
 }
 
 std::unique_ptr<Transport> make_nccl_transport(const RunConfig&, const RankContext&, int) {

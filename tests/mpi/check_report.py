@@ -116,6 +116,24 @@ def main():
             check(len(f.read()) > 100, f"{name} written")
     trace = json.load(open(f"{args.out}/trace.json"))
     check(len(trace["traceEvents"] if isinstance(trace, dict) else trace) > 0, "trace has events")
+    # Each point's timed trial: one burst slice per rank; the slowest rank's burst is that trial's step, the
+    # median trial: with an odd number of trials exactly step_us.p50.
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+    by_point = {(r["phase"], r["tokens"], r["mode"]): r for r in results}
+    for pid, name in names.items():
+        point_phase, point_tokens, point_mode = name.split(" ")
+        r = by_point[(point_phase, int(point_tokens[2:]), point_mode)]
+        bursts = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and " burst (" in e["name"]]
+        check(len(bursts) == args.ranks, f"{name}: one timed-trial burst per rank in trace.json")
+        slowest = max(e["dur"] for e in bursts)
+        check(r["step_us"]["min"] <= slowest <= r["step_us"]["max"], f"{name}: traced step within the measured ones")
+        if r["iterations"] % 2 == 1:
+            check(math.isclose(slowest, r["step_us"]["p50"], rel_tol=1e-9), f"{name}: traced trial is the median step")
+        enqueue = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and e["name"] == "enqueue burst"]
+        check(not enqueue, f"{name}: no enqueue slices on the host transport (its launch is the step)")
+        ops = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and " burst (" not in e["name"]]
+        check(len(ops) == args.ranks * r["ops_per_step"], f"{name}: per-op pass slices, one per op and rank")
+        check(all(e["args"]["bytes"] > 0 or r["phase"] != "allreduce" for e in ops), f"{name}: bytes in op slices")
 
     if args.console:
         console = open(args.console).read()
