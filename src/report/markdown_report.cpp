@@ -178,7 +178,11 @@ std::string render_phase_tables(const RunReport& r) {
   md +=
       "Times are microseconds of the slowest rank per trial. *op* is one collective, *step* the whole burst "
       "of one "
-      "decode step. Bandwidths in GB/s (1e9 B/s); busbw as nccl-tests defines it.\n\n";
+      "decode step. *launch* is the host time to enqueue a step's burst (absent where each op completes "
+      "before "
+      "its launch returns). The *slowest rank* is the one the others waited for: the latest to arrive at the "
+      "step after the trial's barrier, with how much later than the median rank it arrived (near 0: no "
+      "straggler). Bandwidths in GB/s (1e9 B/s); busbw as nccl-tests defines it.\n\n";
   constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
   for (Phase phase : kPhases) {
     std::vector<const PhaseResult*> rows;
@@ -192,15 +196,26 @@ std::string render_phase_tables(const RunReport& r) {
     const bool alltoall = phase != Phase::allreduce;
     md += fmt::format("### {}\n\n", to_string(phase));
     md += header({"tokens", "mode", alltoall ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "op p50",
-                  "op p90", "step p50", "step p90", "step p99", "algbw", "busbw", "of link", "wrong",
-                  "slowest rank"});
+                  "op p90", "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link",
+                  "wrong", "slowest rank (lead)"});
     for (const PhaseResult* p : rows) {
-      md += row({std::to_string(p->tokens), to_string(p->mode), bytes_cell(*p),
+      const std::string launch =
+          p->launch_us ? num(p->launch_us->p50) + (p->launch_bound ? " launch-bound" : "") : "-";
+      md += row({std::to_string(p->tokens),
+                 std::string(to_string(p->mode)) + (p->device_only ? " (device-only)" : ""), bytes_cell(*p),
                  std::to_string(p->ops_per_step), num(p->op_us.p50), num(p->op_us.p90), num(p->step_us.p50),
-                 num(p->step_us.p90), num(p->step_us.p99), num(p->algbw_gbps), num(p->busbw_gbps),
+                 num(p->step_us.p90), num(p->step_us.p99), launch, num(p->algbw_gbps), num(p->busbw_gbps),
                  p->link_fraction ? percent(*p->link_fraction) : "-",
-                 p->checked ? std::to_string(p->wrong) : "not checked", std::to_string(p->slowest_rank)});
+                 p->checked ? std::to_string(p->wrong) : "not checked",
+                 fmt::format("{} ({} us)", p->slowest_rank, num(p->arrival_lead_us))});
     }
+    if (std::any_of(rows.begin(), rows.end(), [](const PhaseResult* p) { return p->launch_bound; }))
+      md +=
+          "\n*launch-bound*: the host took more than half of the step (p50) to enqueue the burst, so the "
+          "step "
+          "measures the host's launch cost more than the collectives; graph mode or `--device-only` shows "
+          "the "
+          "GPUs' own time.\n";
     std::set<std::string> sources;
     for (const PhaseResult* p : rows) {
       if (!p->op_us_source.empty()) sources.insert(p->op_us_source);
