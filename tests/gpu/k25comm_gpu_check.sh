@@ -5,13 +5,31 @@
 #   watchdog        an injected hang at allreduce 8 tokens op 3 with --timeout 5: exit 3 within the timeout plus
 #                   slack, the message names rank, op and token count, and the journal kept the 1-token results
 #   too-many-ranks  one more rank than GPUs under mpirun: exit 2 with a clear message, before NCCL is touched
-# Exits 77 (skipped) where no CUDA device is visible.
+#   device-only     one rank, --device-only, eager and graph: exit 0, wrong == 0, results marked device_only
+#   emulated-N      N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
+#                   eager and graph, wrong == 0 for allreduce, dispatch and combine (8x8 routing matrices),
+#                   topology kind "emulated" and its note
+#   emulated-kill   4 emulated ranks; SIGKILL of rank 2 mid-sweep: the job ends within the timeout plus slack,
+#                   non-zero, and the journal keeps every result gathered before (and re-renders)
+#   emulated-hang   4 emulated ranks; an injected hang on rank 2 only: exit 3 within the timeout plus slack, and the
+#                   output names rank 2 as the rank where the hang was injected
+#   emulated-slowest 4 emulated ranks; rank 2 arrives 20 ms late at every trial: every result names it slowest
+# Exits 77 (skipped) where no CUDA device is visible. Ranks inherit the environment (one host), so an MPS pipe
+# directory exported by the caller reaches them.
 set -u
 check=$1 k25comm=$2 device_count=$3 config=$4 out=$5 mpirun=${6:-mpirun}
 
 devices=$("$device_count" 2>/dev/null) || { echo "SKIPPED: no CUDA device visible"; exit 77; }
 rm -rf "$out"
 fail() { echo "FAIL ($check): $*"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+# N emulated ranks of k25comm under mpirun, in the background (JOB_PID) or not; output in $out.log.
+emulated() {  # RANKS [k25comm flags...]
+  local ranks=$1
+  shift
+  "$mpirun" -np "$ranks" --oversubscribe "$k25comm" --backend nccl --emulate-ranks \
+    --sizes "$config" --out "$out" "$@"
+}
 
 case "$check" in
 eager-graph)
@@ -61,9 +79,103 @@ too-many-ranks)
   rc=$?
   cat "$out.log"
   [ "$rc" = 2 ] || fail "exit code $rc, expected 2"
-  grep -q "runs $ranks ranks but has $devices visible CUDA device" "$out.log" || fail "no clear message"
+  grep -qE "runs $ranks ranks but (has $devices visible CUDA device|local ranks [0-9]+ and [0-9]+ would both drive GPU)" \
+    "$out.log" || fail "no clear message"
   grep -qiE "NCCL (INFO|WARN)|ncclCommInitRank" "$out.log" && fail "NCCL was touched"
   echo "ok: $ranks ranks on $devices GPU(s) refused before NCCL"
+  ;;
+device-only)
+  "$k25comm" --backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,graph --tokens 1,16 \
+    --iters 20 --time-budget 2 --device-only --out "$out" >"$out.log" 2>&1
+  rc=$?
+  cat "$out.log"
+  [ "$rc" = 0 ] || fail "exit code $rc"
+  python3 - "$out/report.json" <<'PY' || fail "report.json check"
+import json, sys
+report = json.load(open(sys.argv[1]))
+results = report["results"]
+assert results and all(r["device_only"] for r in results), "every result is marked device_only"
+assert all(r["wrong"] == 0 for r in results), [(r["phase"], r["tokens"], r["wrong"]) for r in results]
+assert any("device-only timing" in n for n in report["run"]["notes"]), "the device-only note"
+for r in results:
+    print(f"{r['phase']:9} T={r['tokens']:<3} {r['mode']:5} step p50 {r['step_us']['p50']:9.1f} us, "
+          f"launch p50 {r['launch_us']['p50']:9.1f} us")
+PY
+  ;;
+emulated-[0-9]*)
+  ranks=${check#emulated-}
+  timeout 300 bash -c "$(declare -f emulated); emulated $ranks --phases allreduce,alltoall --modes eager,graph \
+    --tokens 1,16 --iters 5 --warmup 1 --op-iters 2 --time-budget 1 --timeout 60" >"$out.log" 2>&1
+  rc=$?
+  cat "$out.log"
+  [ "$rc" = 0 ] || fail "exit code $rc"
+  python3 - "$out/report.json" "$ranks" <<'PY' || fail "report.json check"
+import json, sys
+report, ranks = json.load(open(sys.argv[1])), int(sys.argv[2])
+run, results = report["run"], report["results"]
+assert run["ranks"] == ranks and run["transport"] == "nccl", (run["ranks"], run["transport"])
+assert report["topology"]["kind"] == "emulated", report["topology"]["kind"]
+assert any("emulated ranks" in n for n in run["notes"]), "the emulated-ranks note"
+points = {(r["phase"], r["tokens"], r["mode"]) for r in results}
+want = {(p, t, m) for p in ("allreduce", "dispatch", "combine") for t in (1, 16) for m in ("eager", "graph")}
+assert points == want, sorted(want - points)
+wrong = [(r["phase"], r["tokens"], r["mode"], r["wrong"]) for r in results if r["wrong"] != 0 or not r["checked"]]
+assert not wrong, wrong
+for r in results:
+    print(f"{r['phase']:9} T={r['tokens']:<3} {r['mode']:5} op {r['step_us']['p50'] / r['ops_per_step']:9.1f} us "
+          f"(step p50 / ops), slowest rank {r['slowest_rank']}")
+print(f"ok: {ranks} emulated ranks, {len(results)} results, wrong == 0")
+PY
+  ;;
+emulated-kill)
+  export K25COMM=$k25comm MPIRUN=$mpirun RANKS=4
+  # shellcheck source=../reliability/lib.sh
+  if [ -f "$here/../reliability/lib.sh" ]; then source "$here/../reliability/lib.sh"; else source "$here/lib.sh"; fi
+  start_job "$out" "$out.log" --backend nccl --emulate-ranks --sizes "$config" --phases allreduce \
+    --tokens 1,2,3,4,5,6,7,8,9,10,11,12 --time-budget 3 --iters 1000000 --timeout 20
+  trap 'kill -KILL $JOB_PID 2>/dev/null' EXIT
+  wait_for_results "$out/journal.jsonl" 1 180 || { cat "$out.log"; exit 1; }
+  victim=$(rank_pid "$out" 2) || fail "rank 2 not found"
+  before=$(result_lines "$out/journal.jsonl")
+  mark_time
+  kill -KILL "$victim"
+  wait_job 60 || { cat "$out.log"; fail "the job did not end within 60 s of the kill (timeout 20 s)"; }
+  cat "$out.log"
+  echo "job ended $JOB_SECONDS s after rank 2 was killed; exit code $JOB_RC; $before result(s) journaled before"
+  [ "$JOB_RC" -ne 0 ] || fail "exit code 0 after a rank died"
+  no_ranks_left "$out" || fail "ranks left running"
+  [ "$(result_lines "$out/journal.jsonl")" -ge "$before" ] || fail "the journal lost results"
+  "$k25comm" report "$out/journal.jsonl" --out "$out-rerendered" >/dev/null || fail "the journal does not re-render"
+  echo "ok: rank 2 killed, job ended after $JOB_SECONDS s with exit $JOB_RC, journal kept $before result(s)"
+  ;;
+emulated-hang)
+  start=$(date +%s.%N)
+  timeout 150 bash -c "$(declare -f emulated); emulated 4 --phases allreduce --modes eager --tokens 1,8 --iters 5 \
+    --timeout 10 --inject-hang allreduce:8:3:2" >"$out.log" 2>&1
+  rc=$?
+  end=$(date +%s.%N)
+  cat "$out.log"
+  elapsed=$(python3 -c "print(f'{$end - $start:.1f}')")
+  echo "exit $rc after $elapsed s"
+  [ "$rc" = 3 ] || fail "exit code $rc, expected 3"
+  grep -q "rank 2 of 4: allreduce op #3 .* at 8 tokens did not finish (a hang was injected there" "$out.log" ||
+    fail "the output does not name rank 2 as the rank with the injected hang"
+  [ -s "$out/journal.jsonl" ] || fail "the journal lost the results gathered before the hang"
+  echo "ok: injected hang on rank 2 of 4: exit 3 after $elapsed s, rank 2 named"
+  ;;
+emulated-slowest)
+  timeout 200 bash -c "$(declare -f emulated); emulated 4 --phases allreduce,alltoall --modes eager,graph \
+    --tokens 1,16 --iters 7 --warmup 1 --op-iters 1 --time-budget 3 --inject-delay 2:20000" >"$out.log" 2>&1
+  rc=$?
+  cat "$out.log"
+  [ "$rc" = 0 ] || fail "exit code $rc"
+  python3 - "$out/report.json" <<'PY' || fail "slowest rank check"
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+named = [(r["phase"], r["tokens"], r["mode"], r["slowest_rank"], round(r["arrival_lead_us"])) for r in results]
+assert results and all(r["slowest_rank"] == 2 for r in results), named
+print("ok: rank 2 named slowest everywhere:", named)
+PY
   ;;
 *)
   fail "unknown check"
