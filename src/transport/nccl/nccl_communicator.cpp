@@ -86,7 +86,12 @@ NcclCommunicator NcclCommunicator::create(const RankContext& context, int device
   const int rank = context.rank();
   const std::string host = context.host();
   state->watchdog = std::make_unique<CallWatchdog>(
-      timeout_s, [state] { state->abort(); },
+      timeout_s,
+      [state, device] {
+        (void)cudaSetDevice(
+            device);  // the current device is per thread; abort tears down this GPU's resources
+        state->abort();
+      },
       [rank, host, timeout_s] {
         // The blocked thread cannot be freed: say so and end the process (the journal is already on disk).
         std::fprintf(
