@@ -255,8 +255,8 @@ void NcclTransport::check_watchdog(const char* call, const char* file, int line)
 }
 
 void NcclTransport::check_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
-  check_watchdog(call, file,
-                 line);  // an aborted call may return ncclSuccess: the watchdog's word comes first
+  // An aborted call may return ncclSuccess: the watchdog's word comes first.
+  check_watchdog(call, file, line);
   if (rc == ncclSuccess) return;
   if (rc == ncclInProgress) {
     // A non-blocking communicator: the call goes on in the background; nothing else may touch the
