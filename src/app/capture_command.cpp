@@ -70,7 +70,7 @@ void print_summary(const CaptureResult& r, std::ostream& out) {
   for (const CommunicatorResult& c : r.communicators) {
     out << fmt::format("  communicator {}{}: {} ranks{}, {} collectives joined, records {}", c.id,
                        c.name.empty() || c.name == "unknown" ? "" : " (" + c.name + ")", c.n_ranks,
-                       c.missing_ranks.empty() ? "" : fmt::format(" ({} missing)", c.missing_ranks.size()),
+                       c.missing_rank_count == 0 ? "" : fmt::format(" ({} missing)", c.missing_rank_count),
                        c.joined_ops, c.sampling.verdict);
     if (c.step.found) {
       out << fmt::format("; step: {}: {} decode steps", c.step.pattern_text, c.step.decode_steps);
@@ -125,7 +125,9 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   const std::string json_path = (fs::path(options.out_dir) / "capture.json").string();
   const std::string csv_path = (fs::path(options.out_dir) / "capture-ops.csv").string();
   const std::string md_path = (fs::path(options.out_dir) / "capture.md").string();
-  write_file_atomically(json_path, nlohmann::json(result).dump(2) + "\n");
+  // Paths may hold bytes that are not UTF-8: replaced rather than failing the whole file.
+  write_file_atomically(
+      json_path, nlohmann::json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file_atomically(csv_path, render_ops_csv(result));
   std::vector<std::string> plots;
   if (options.plots) plots = make_plots(json_path, csv_path, options.out_dir, options.plot_script, out);

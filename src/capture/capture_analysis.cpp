@@ -37,6 +37,13 @@ std::optional<Stats> finite_stats(std::vector<double> samples) {
   return summarize(std::move(samples));
 }
 
+// "2, 5" or "0, 1, ... (1000 in all)".
+std::string listed_ranks(const std::vector<int>& ranks, int count) {
+  return static_cast<int>(ranks.size()) == count
+             ? fmt::format("{}", fmt::join(ranks, ", "))
+             : fmt::format("{}, ... ({} in all)", fmt::join(ranks, ", "), count);
+}
+
 std::string label(const CommunicatorOps& comm) {
   return comm.name.empty() || comm.name == "unknown" ? comm.id : fmt::format("{} ({})", comm.name, comm.id);
 }
@@ -285,6 +292,7 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
     c.n_ranks = comm.n_ranks;
     c.nnodes = comm.nnodes;
     c.ranks = comm.ranks;
+    c.missing_rank_count = comm.missing_rank_count;
     c.missing_ranks = comm.missing_ranks;
     c.rank_host = comm.rank_host;
     c.conflicts = comm.conflicts;
@@ -371,7 +379,7 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
           fmt::format("communicator {}: rank(s) {} of {} have no records: each op's time is the max over the "
                       "ranks present, "
                       "which may miss the slowest",
-                      who, fmt::join(comm.missing_ranks, ", "), comm.n_ranks));
+                      who, listed_ranks(comm.missing_ranks, comm.missing_rank_count), comm.n_ranks));
     for (const std::string& conflict : comm.conflicts)
       r.notes.push_back(fmt::format("communicator {}: {}", who, conflict));
     if (c.size_mismatches > 0)

@@ -124,6 +124,7 @@ json communicator_json(const CommunicatorResult& c) {
       {"n_ranks", c.n_ranks},
       {"nnodes", c.nnodes},
       {"ranks", c.ranks},
+      {"missing_rank_count", c.missing_rank_count},
       {"missing_ranks", c.missing_ranks},
       {"rank_hosts", hosts},
       {"conflicts", c.conflicts},

@@ -99,7 +99,10 @@ void render_communicator(std::string& md, const CommunicatorResult& c) {
       "{} ranks on {} node(s); records from rank(s) {}{}; format {}. {} collective and {} P2P records; "
       "{} collectives joined over ranks ({} missing some rank), sequence from rank {} ({}).\n\n",
       c.n_ranks, c.nnodes, fmt::join(c.ranks, ", "),
-      c.missing_ranks.empty() ? "" : fmt::format(" (**missing: {}**)", fmt::join(c.missing_ranks, ", ")),
+      c.missing_ranks.empty()
+          ? ""
+          : fmt::format(" (**missing {}: {}{}**)", c.missing_rank_count, fmt::join(c.missing_ranks, ", "),
+                        c.missing_rank_count > static_cast<int>(c.missing_ranks.size()) ? ", ..." : ""),
       fmt::join(c.format_versions, ", "), c.coll_records, c.p2p_records, c.joined_ops, c.partial_ops,
       c.reference_rank,
       c.sequence_order == "verbose_timestamps" ? "ordered by verbose timestamps" : "in the file's order");

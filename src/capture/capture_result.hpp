@@ -113,7 +113,9 @@ struct CommunicatorResult {
   std::string id, name;
   int n_ranks = 0;
   std::uint64_t nnodes = 0;
-  std::vector<int> ranks, missing_ranks;
+  std::vector<int> ranks;
+  int missing_rank_count = 0;
+  std::vector<int> missing_ranks;  // the first 64
   std::map<int, std::string> rank_host;
   std::vector<std::string> conflicts;
   std::vector<std::string> format_versions;

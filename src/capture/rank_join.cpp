@@ -64,13 +64,11 @@ std::vector<CommunicatorOps> join_ranks(const InspectorCapture& capture) {
           capture.streams[drop].hostname, capture.streams[drop].pid, total(drop)));
       it->second = keep;
     }
-    for (int r = 0; r < comm.n_ranks; ++r) {
-      const auto it = chosen.find(r);
-      if (it == chosen.end()) {
-        comm.missing_ranks.push_back(r);
-        continue;
-      }
-      const RankStream& stream = capture.streams[it->second];
+    comm.missing_rank_count = comm.n_ranks - static_cast<int>(chosen.size());
+    for (int r = 0; r < comm.n_ranks && comm.missing_ranks.size() < kMaxListedRanks; ++r)
+      if (!chosen.contains(r)) comm.missing_ranks.push_back(r);
+    for (const auto& [r, s] : chosen) {
+      const RankStream& stream = capture.streams[s];
       comm.ranks.push_back(r);
       comm.rank_host[r] = fmt::format("{}:{}", stream.hostname, stream.pid);
       comm.format_versions.insert(stream.format_version);

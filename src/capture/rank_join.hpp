@@ -26,13 +26,17 @@ struct JoinedOp {
   std::uint64_t start_ts = 0;  // the earliest event_trace_ts start over ranks (verbose output), else 0
 };
 
+// Missing ranks listed by number (a damaged header may claim millions of ranks; the count is kept whole).
+inline constexpr std::size_t kMaxListedRanks = 64;
+
 struct CommunicatorOps {
   std::string id;    // header.id
   std::string name;  // header.comm_name where the format has it
   int n_ranks = 0;
   std::uint64_t nnodes = 0;
   std::vector<int> ranks;                // ranks with a stream, ascending
-  std::vector<int> missing_ranks;        // ranks in 0..n_ranks-1 without any record
+  int missing_rank_count = 0;            // ranks in 0..n_ranks-1 without any record
+  std::vector<int> missing_ranks;        // the first kMaxListedRanks of them
   std::map<int, std::string> rank_host;  // rank -> "hostname:pid" of the process that wrote it
   std::vector<std::string> conflicts;    // a rank written by two processes: which one was kept
   std::set<std::string> format_versions;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "../analysis/report_fixtures.hpp"
 #include "../analysis/temp_dir.hpp"
 #include "capture/capture_analysis.hpp"
@@ -407,4 +409,46 @@ TEST_CASE(
   CHECK(rows[2].tpot_source == "--tpot");
   CHECK(*rows[2].captured_comm_ms == Approx(0.207));
   CHECK(rows[2].captured_steps == 7);
+}
+
+namespace {
+
+// One v4.0 collective record of rank `rank` (of `n_ranks`) written by process `pid`.
+std::string record_line(int rank, int n_ranks, int pid, const std::string& kind, int sn, int exec_us = 20) {
+  return fmt::format(
+      R"({{"header":{{"id":"0xabc","rank":{},"n_ranks":{},"nnodes":1}},"metadata":{{"inspector_output_format_version":)"
+      R"("v4.0","git_rev":"","rec_mechanism":"nccl_profiler_interface","dump_timestamp_us":1,"hostname":"h","pid":{}}},)"
+      R"("coll_perf":{{"coll":"{}","coll_sn":{},"coll_msg_size_bytes":512,"coll_exec_time_us":{},)"
+      R"("coll_timing_source":"kernel_gpu","coll_algobw_gbs":0.025600,"coll_busbw_gbs":0.025600}}}})"
+      "\n",
+      rank, n_ranks, pid, kind, sn, exec_us);
+}
+
+}  // namespace
+
+TEST_CASE("capture: duplicate records, a rank written by two processes, a header claiming a million ranks") {
+  InspectorReader reader;
+  reader.add_text(record_line(0, 2, 1, "AllReduce", 0) + record_line(0, 2, 1, "AllReduce", 1) +
+                      record_line(0, 2, 1, "AllReduce", 1, 99),
+                  "x.log");
+  reader.add_text(record_line(0, 2, 2, "AllReduce", 0), "y.log");
+  reader.add_text(record_line(1, 2, 3, "AllReduce", 0, 25), "z.log");
+  const CaptureResult r = analyze_capture(reader.finish(), CaptureSettings{});
+  REQUIRE(r.communicators.size() == 1);
+  const CommunicatorResult& c = r.communicators[0];
+  CHECK(c.duplicate_records == 1);  // the second record of (AllReduce, 1) from pid 1: its 99 us is not used
+  CHECK(c.joined_ops == 2);
+  CHECK(group(c, "AllReduce", 512, "outside_steps").exec_us.max == 25);
+  REQUIRE(c.conflicts.size() == 1);
+  CHECK(c.conflicts[0] == "rank 0 was written by two processes: kept h:1 (3 records), ignored h:2 (1 records)");
+  CHECK(c.rank_host.at(0) == "h:1");
+  CHECK(c.partial_ops == 1);  // (AllReduce, 1): rank 1 has no record of it
+
+  InspectorReader huge;
+  huge.add_text(record_line(3, 1000000, 4, "AllReduce", 0), "w.log");
+  const CaptureResult h = analyze_capture(huge.finish(), CaptureSettings{});
+  CHECK(h.communicators[0].missing_rank_count == 999999);
+  CHECK(h.communicators[0].missing_ranks.size() == kMaxListedRanks);
+  CHECK_THAT(h.notes.at(0), Contains("rank(s) 0, 1, 2, 4, 5"));
+  CHECK_THAT(h.notes.at(0), Contains("... (999999 in all) of 1000000"));
 }

@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       level.completed = 1;
       level.tpot_ms.p50 = 10;
       result.attribution = k25::live_attribution(result, {level}, 12.0, &replay);
-      (void)nlohmann::json(result).dump();
+      (void)nlohmann::json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       (void)k25::render_capture_markdown(result, {});
       (void)k25::render_ops_csv(result);
     }
