@@ -440,7 +440,8 @@ TEST_CASE("capture: duplicate records, a rank written by two processes, a header
   CHECK(c.joined_ops == 2);
   CHECK(group(c, "AllReduce", 512, "outside_steps").exec_us.max == 25);
   REQUIRE(c.conflicts.size() == 1);
-  CHECK(c.conflicts[0] == "rank 0 was written by two processes: kept h:1 (3 records), ignored h:2 (1 records)");
+  CHECK(c.conflicts[0] ==
+        "rank 0 was written by two processes: kept h:1 (3 records), ignored h:2 (1 records)");
   CHECK(c.rank_host.at(0) == "h:1");
   CHECK(c.partial_ops == 1);  // (AllReduce, 1): rank 1 has no record of it
 
