@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
       return k25::run_compare({cli.compare_base, cli.compare_new, cli.compare_threshold_pct}, std::cout);
     if (cli.command == k25::Command::report)
       return k25::run_report_command({cli.report_input, cli.report_serve, cli.report_out, {}}, std::cout);
+    if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
 
     k25::RunConfig config = k25::load_config(cli.config_path);
     k25::apply_overrides(cli.overrides, config);

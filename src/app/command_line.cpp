@@ -116,6 +116,26 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   report->add_option("--serve", cli.report_serve, "a second report whose serve results join the attribution");
   report->add_option("--out", cli.report_out, "output directory (default: beside FILE)");
 
+  CaptureOptions& cap = cli.capture;
+  auto* capture = app.add_subcommand(
+      "capture", "read NCCL Inspector output of a live program: its collectives, decode step, vs the replay");
+  capture->add_option("inputs", cap.inputs, "Inspector dump directories (*.log inside) or files")->required();
+  capture->add_option("--model", cap.model_config, "k25comm config whose model turns sizes into tokens");
+  capture->add_option("--replay", cap.replay_path,
+                      "k25comm report.json to compare per-op and per-step times with");
+  capture->add_option("--serve", cap.serve_path, "k25comm report.json whose serve phase gives TPOT");
+  capture->add_option("--tpot", cap.tpot_ms, "TPOT in milliseconds measured elsewhere");
+  capture->add_option("--out", cap.out_dir, "output directory (default k25comm-capture)");
+  capture->add_option("--emit-config", cap.emit_config, "write a config replaying the captured step");
+  capture->add_option("--prefill-factor", cap.prefill_factor,
+                      "prefill: steps above a jump of this x between step sizes (default 4)");
+  capture
+      ->add_option("--prefill-tokens", cap.prefill_tokens,
+                   "prefill: steps above this many tokens (needs --model)")
+      ->check(CLI::PositiveNumber);
+  bool no_plots = false;
+  capture->add_flag("--no-plots", no_plots, "do not run tools/plot-capture");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -132,6 +152,10 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     cli.command = Command::compare;
   } else if (report->parsed()) {
     cli.command = Command::report;
+  } else if (capture->parsed()) {
+    cli.command = Command::capture;
+    cap.plots = !no_plots;
+    cap.command_line = cli.text;
   } else {
     cli.command = dry_run ? Command::dry_run : Command::measure;
     if (cli.config_path.empty()) cli.config_path = default_config_path();

@@ -5,11 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "app/capture_command.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {
 
-enum class Command { measure, dry_run, compare, report, exit_now };
+enum class Command { measure, dry_run, compare, report, capture, exit_now };
 
 // Flags given on the command line; unset ones leave the config's values alone.
 struct ConfigOverrides {
@@ -39,7 +40,8 @@ struct CommandLine {
   std::string compare_base, compare_new;
   double compare_threshold_pct = 5.0;
   std::string report_input, report_serve, report_out;
-  std::string text;  // the command line as given, for the report
+  CaptureOptions capture;  // `k25comm capture`
+  std::string text;        // the command line as given, for the report
 };
 
 // Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints the

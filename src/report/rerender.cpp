@@ -31,22 +31,25 @@ std::string plot_python() {
 }
 
 std::string find_plot_script(const std::string& explicit_path) {
+  return find_tool_script(explicit_path, "plot-report", "K25_PLOT_SCRIPT");
+}
+
+std::string find_tool_script(const std::string& explicit_path, const std::string& name, const char* env_var) {
   if (!explicit_path.empty()) return explicit_path;
-  if (const char* from_env = std::getenv("K25_PLOT_SCRIPT"); from_env && *from_env) return from_env;
+  if (const char* from_env = std::getenv(env_var); from_env && *from_env) return from_env;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   // Build trees (build/k25comm, build/tests/x) and installs (prefix/bin/k25comm -> prefix/share/k25comm).
   for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    for (const fs::path& candidate :
-         {dir / "tools" / "plot-report", dir / "share" / "k25comm" / "plot-report"}) {
+    for (const fs::path& candidate : {dir / "tools" / name, dir / "share" / "k25comm" / name}) {
       if (fs::is_regular_file(candidate, ec)) return candidate.string();
     }
     if (dir == dir.root_path()) break;
   }
 #ifdef K25_SOURCE_DIR
-  if (fs::is_regular_file(fs::path(K25_SOURCE_DIR) / "tools" / "plot-report", ec)) {
-    return (fs::path(K25_SOURCE_DIR) / "tools" / "plot-report").string();
+  if (fs::is_regular_file(fs::path(K25_SOURCE_DIR) / "tools" / name, ec)) {
+    return (fs::path(K25_SOURCE_DIR) / "tools" / name).string();
   }
 #endif
   return {};

@@ -30,6 +30,9 @@ std::string plot_python();
 // the running executable, else the source tree it was built from. Empty when none is found.
 std::string find_plot_script(const std::string& explicit_path);
 
+// The same search for any script of tools/ called `name`, overridden by the environment variable `env_var`.
+std::string find_tool_script(const std::string& explicit_path, const std::string& name, const char* env_var);
+
 struct ProcessResult {
   int exit_code = -1;  // -1: could not start or killed by a signal
   std::string output;  // stdout and stderr together

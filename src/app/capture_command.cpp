@@ -1,0 +1,144 @@
+// The capture command: read Inspector output, analyse, compare, write the capture files and plots.
+#include "app/capture_command.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "analysis/report_reader.hpp"
+#include "app/run_facts.hpp"
+#include "build_info.hpp"
+#include "capture/capture_analysis.hpp"
+#include "capture/capture_csv.hpp"
+#include "capture/capture_markdown.hpp"
+#include "capture/inspector_reader.hpp"
+#include "capture/replay_comparison.hpp"
+#include "common/error.hpp"
+#include "config/config_loader.hpp"
+#include "report/atomic_file.hpp"
+#include "report/rerender.hpp"
+
+namespace k25 {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Exit code of tools/plot-capture when matplotlib cannot be imported (as tools/plot-report's).
+constexpr int kPlotScriptNoMatplotlib = 3;
+
+constexpr const char* kEmitConfigUnavailable =
+    "the explicit op-sequence config (the decode-realism issue) is not in this k25comm yet; the captured "
+    "step is in "
+    "capture.json communicators[].step (pattern, by_size)";
+
+std::vector<std::string> make_plots(const std::string& json_path, const std::string& csv_path,
+                                    const std::string& out_dir, const std::string& script_option,
+                                    std::ostream& out) {
+  const std::string script = find_tool_script(script_option, "plot-capture", "K25_PLOT_CAPTURE_SCRIPT");
+  if (script.empty()) {
+    out << "plots: not made: tools/plot-capture not found (set K25_PLOT_CAPTURE_SCRIPT)\n";
+    return {};
+  }
+  const ProcessResult plot = run_process({plot_python(), script, json_path, csv_path, "--out", out_dir});
+  if (plot.exit_code == kPlotScriptNoMatplotlib) {
+    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
+    return {};
+  }
+  if (plot.exit_code != 0) {
+    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
+    return {};
+  }
+  out << plot.output;
+  std::vector<std::string> made;
+  std::error_code ec;
+  for (const auto& [file, title] : capture_plot_files())
+    if (fs::is_regular_file(fs::path(out_dir) / file, ec)) made.push_back(file);
+  return made;
+}
+
+void print_summary(const CaptureResult& r, std::ostream& out) {
+  std::uint64_t coll = 0, p2p = 0;
+  for (const InputFile& f : r.inputs) {
+    coll += f.coll_records;
+    p2p += f.p2p_records;
+  }
+  out << fmt::format("capture: {} file(s), {} collective and {} P2P records, {} communicator(s)\n",
+                     r.inputs.size(), coll, p2p, r.communicators.size());
+  for (const CommunicatorResult& c : r.communicators) {
+    out << fmt::format("  communicator {}{}: {} ranks{}, {} collectives joined, records {}", c.id,
+                       c.name.empty() || c.name == "unknown" ? "" : " (" + c.name + ")", c.n_ranks,
+                       c.missing_rank_count == 0 ? "" : fmt::format(" ({} missing)", c.missing_rank_count),
+                       c.joined_ops, c.sampling.verdict);
+    if (c.step.found) {
+      out << fmt::format("; step: {}: {} decode steps", c.step.pattern_text, c.step.decode_steps);
+      if (c.step.decode_comm_us) out << fmt::format(" (comm p50 {:.1f} us)", c.step.decode_comm_us->p50);
+      out << fmt::format(", {} prefill", c.step.prefill_steps);
+    } else if (c.coll_records > 0) {
+      out << "; no step: " << c.step.reason;
+    }
+    if (c.p2p_records > 0) out << fmt::format("; {} P2P records", c.p2p_records);
+    out << "\n";
+  }
+  for (const std::string& note : r.notes) out << "  note: " << note << "\n";
+}
+
+}  // namespace
+
+int run_capture_command(const CaptureOptions& options, std::ostream& out) {
+  if (options.inputs.empty()) throw UsageError("capture: give at least one Inspector dump directory or file");
+  if (!(options.prefill_factor > 1.0) || !std::isfinite(options.prefill_factor))
+    throw UsageError("--prefill-factor must be a number above 1");
+  if (options.prefill_tokens && options.model_config.empty())
+    throw UsageError(
+        "--prefill-tokens needs --model CONFIG (sizes become tokens through the model's hidden size)");
+  if (options.tpot_ms && !(*options.tpot_ms > 0 && std::isfinite(*options.tpot_ms)))
+    throw UsageError("--tpot must be a positive number of milliseconds");
+
+  // Everything that can be refused is checked before the Inspector files are read.
+  CaptureSettings settings;
+  settings.prefill_factor = options.prefill_factor;
+  settings.prefill_tokens = options.prefill_tokens;
+  if (!options.model_config.empty()) settings.model = capture_model(load_config(options.model_config).model);
+  std::optional<RunReport> replay, serve;
+  if (!options.replay_path.empty()) replay = read_report_file(options.replay_path);
+  if (!options.serve_path.empty()) {
+    serve = read_report_file(options.serve_path);
+    if (serve->serve.levels.empty())
+      throw UsageError(fmt::format("{}: no serve levels (its serve phase did not run)", options.serve_path));
+  }
+
+  CaptureResult result = analyze_capture(read_inspector_paths(options.inputs), settings);
+  result.tool = {"k25comm", kVersion, git_sha()};
+  result.created_at = utc_now_iso8601();
+  result.command_line = options.command_line;
+  result.model_config = options.model_config;
+  if (replay) result.replay = compare_with_replay(result, *replay, options.replay_path);
+  result.attribution = live_attribution(result, serve ? serve->serve.levels : std::vector<ServeLevel>{},
+                                        options.tpot_ms, replay ? &*replay : nullptr);
+  if (!options.emit_config.empty())
+    result.emit_config = {true, false, options.emit_config, kEmitConfigUnavailable};
+
+  ensure_writable_directory(options.out_dir);
+  const std::string json_path = (fs::path(options.out_dir) / "capture.json").string();
+  const std::string csv_path = (fs::path(options.out_dir) / "capture-ops.csv").string();
+  const std::string md_path = (fs::path(options.out_dir) / "capture.md").string();
+  // Paths may hold bytes that are not UTF-8: replaced rather than failing the whole file.
+  write_file_atomically(
+      json_path, nlohmann::json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically(csv_path, render_ops_csv(result));
+  std::vector<std::string> plots;
+  if (options.plots) plots = make_plots(json_path, csv_path, options.out_dir, options.plot_script, out);
+  write_file_atomically(md_path, render_capture_markdown(result, plots));
+
+  print_summary(result, out);
+  out << fmt::format("wrote {}, {} and {}\n", json_path, md_path, csv_path) << std::flush;
+  if (result.emit_config.requested)
+    throw UsageError(
+        fmt::format("--emit-config {}: not written: {}", options.emit_config, kEmitConfigUnavailable));
+  return 0;
+}
+
+}  // namespace k25

@@ -1,0 +1,33 @@
+// `k25comm capture DIR...`: what a live program's NCCL did, read from NVIDIA's NCCL Inspector output,
+// analysed and put next to a replay and a serve run; writes capture.json, capture.md, capture-ops.csv and
+// plots.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace k25 {
+
+struct CaptureOptions {
+  std::vector<std::string> inputs;  // Inspector dump directories or files
+  std::string model_config;         // --model CONFIG: a k25comm config whose model turns sizes into tokens
+  std::string replay_path;          // --replay REPORT.json: a k25comm report to compare with
+  std::string serve_path;           // --serve SERVE.json: a k25comm report whose serve phase ran (TPOT)
+  std::optional<double> tpot_ms;    // --tpot MS: a TPOT measured elsewhere
+  std::string out_dir = "k25comm-capture";
+  std::string emit_config;  // --emit-config FILE
+  double prefill_factor = 4.0;
+  std::optional<int> prefill_tokens;
+  bool plots = true;
+  std::string plot_script;  // empty: $K25_PLOT_CAPTURE_SCRIPT, else tools/plot-capture
+  std::string command_line;
+};
+
+// Returns 0. Throws UsageError (exit 2) for unreadable or foreign input, an unknown Inspector format version,
+// a bad --model/--replay/--serve file, and, after writing every output, for --emit-config while the explicit
+// op-sequence config does not exist yet; RuntimeFault (exit 3) when the output cannot be written.
+int run_capture_command(const CaptureOptions& options, std::ostream& out);
+
+}  // namespace k25

@@ -1,0 +1,260 @@
+// Rendering of capture.md from a CaptureResult.
+#include "capture/capture_markdown.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace k25 {
+
+const std::vector<std::pair<std::string, std::string>>& capture_plot_files() {
+  static const std::vector<std::pair<std::string, std::string>> kPlots = {
+      {"capture_exec_time.png",
+       "Execution time of each collective in sequence order, per kind (largest communicator)"},
+      {"capture_step_composition.png", "Communication of one decode step by kind, per step size"},
+  };
+  return kPlots;
+}
+
+namespace {
+
+constexpr std::size_t kMaxSizeRows = 60;
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch == '\n' ? ' ' : ch);
+  return out;
+}
+
+// Microseconds: whole-us Inspector figures keep one decimal; sub-10-us replay figures get more.
+std::string us(double value) {
+  if (!std::isfinite(value)) return "-";
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 10 || magnitude == 0) return fmt::format("{:.1f}", value);
+  return magnitude >= 1 ? fmt::format("{:.2f}", value) : fmt::format("{:.3f}", value);
+}
+std::string percent(double fraction) {
+  return fmt::format("{:.1f} %", 100.0 * fraction);
+}
+std::string tokens_text(const std::optional<int>& tokens) {
+  return tokens ? std::to_string(*tokens) : "-";
+}
+
+std::string title_of(const CommunicatorResult& c) {
+  return c.name.empty() || c.name == "unknown" ? escaped(c.id)
+                                               : fmt::format("{} ({})", escaped(c.name), escaped(c.id));
+}
+
+void render_step(std::string& md, const StepSummary& s) {
+  if (!s.found) {
+    md += fmt::format("**Decode step:** not found: {}.\n\n", s.reason);
+    return;
+  }
+  md += fmt::format("**Decode step:** {} ({} ops{}).", s.pattern_text, s.ops_per_step,
+                    s.anchor.empty() ? ", cut by the model's AllReduces per step"
+                                     : fmt::format(", each closed by its {}", s.anchor));
+  if (s.matches_model)
+    md +=
+        fmt::format(" The model config gives {} AllReduces per step ({}): {}.", *s.model_allreduces_per_step,
+                    s.model_rule, *s.matches_model ? "the same" : "**different**");
+  md += fmt::format(
+      "\n\n{} decode and {} prefill steps (prefill: above {} bytes per {}, {}); {} steps with a rank "
+      "missing from some op; {} segments of another shape, {} broken by missing records, {} ops outside "
+      "steps.\n\n",
+      s.decode_steps, s.prefill_steps, s.prefill_above_bytes, s.size_kind, s.prefill_rule, s.partial_steps,
+      s.other_segments, s.incomplete_segments, s.ops_outside_steps);
+  if (s.decode_comm_us)
+    md += fmt::format(
+        "Communication of one decode step (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, "
+        "max {} us.\n\n",
+        us(s.decode_comm_us->p50), us(s.decode_comm_us->p90), us(s.decode_comm_us->max));
+  if (!s.other_shapes.empty()) {
+    md += "Other segment shapes: ";
+    for (std::size_t i = 0; i < s.other_shapes.size(); ++i)
+      md += fmt::format("{}{} ({}x)", i ? "; " : "", s.other_shapes[i].first, s.other_shapes[i].second);
+    md += ".\n\n";
+  }
+  md += "| phase | tokens | bytes per op | steps | comm p50 (us) | p90 | max | " + s.size_kind +
+        " per step | its p50 (us) |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const StepSizeGroup& g : s.by_size)
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.phase, tokens_text(g.tokens),
+                      g.bytes, g.steps, us(g.comm_us.p50), us(g.comm_us.p90), us(g.comm_us.max),
+                      g.size_kind_ops, us(g.size_kind_us.p50));
+  md += "\n";
+  if (!s.composition.empty()) {
+    md += "| kind | ops per decode step | us per step p50 | share of decode comm |\n|---|---:|---:|---:|\n";
+    for (const KindShare& k : s.composition)
+      md += fmt::format("| {} | {} | {} | {} |\n", k.kind, k.ops_per_step, us(k.us_per_step.p50),
+                        percent(k.share));
+    md += "\n";
+  }
+}
+
+void render_communicator(std::string& md, const CommunicatorResult& c) {
+  md += fmt::format("## Communicator {}\n\n", title_of(c));
+  md += fmt::format(
+      "{} ranks on {} node(s); records from rank(s) {}{}; format {}. {} collective and {} P2P records; "
+      "{} collectives joined over ranks ({} missing some rank), sequence from rank {} ({}).\n\n",
+      c.n_ranks, c.nnodes, fmt::join(c.ranks, ", "),
+      c.missing_ranks.empty()
+          ? ""
+          : fmt::format(" (**missing {}: {}{}**)", c.missing_rank_count, fmt::join(c.missing_ranks, ", "),
+                        c.missing_rank_count > static_cast<int>(c.missing_ranks.size()) ? ", ..." : ""),
+      fmt::join(c.format_versions, ", "), c.coll_records, c.p2p_records, c.joined_ops, c.partial_ops,
+      c.reference_rank,
+      c.sequence_order == "verbose_timestamps" ? "ordered by verbose timestamps" : "in the file's order");
+  const SamplingSummary& s = c.sampling;
+  md += fmt::format("**Records:** {} ({} of {} sequence numbers, {}): {}.\n\n", s.verdict, s.recorded_ops,
+                    s.expected_ops, percent(s.coverage), s.explanation);
+  render_step(md, c.step);
+
+  if (!c.by_size.empty()) {
+    md +=
+        "| kind | bytes | tokens | phase | count | exec p50 (us) | p90 | p99 | max | busbw p50 (GB/s) | "
+        "slowest rank "
+        "| partial |\n";
+    md += "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n";
+    for (std::size_t i = 0; i < c.by_size.size() && i < kMaxSizeRows; ++i) {
+      const SizeGroup& g = c.by_size[i];
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} |\n",
+                        escaped(g.kind), g.bytes, tokens_text(g.tokens), g.phase, g.count, us(g.exec_us.p50),
+                        us(g.exec_us.p90), us(g.exec_us.p99), us(g.exec_us.max),
+                        g.busbw_gbps ? fmt::format("{:.2f}", g.busbw_gbps->p50) : "-", g.slowest_rank,
+                        percent(g.slowest_rank_share), g.partial);
+    }
+    if (c.by_size.size() > kMaxSizeRows)
+      md += fmt::format("\n{} more sizes in capture.json.\n", c.by_size.size() - kMaxSizeRows);
+    md += "\n";
+  }
+  if (!c.p2p.empty()) {
+    md +=
+        "| P2P | records | bytes p50 | total bytes | exec p50 (us) | p90 | busbw p50 (GB/s) | ranks | peers "
+        "|\n";
+    md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const P2pGroup& g : c.p2p)
+      md += fmt::format("| {} | {} | {:.0f} | {} | {} | {} | {} | {} | {} |\n", escaped(g.kind), g.records,
+                        g.bytes.p50, g.total_bytes, us(g.exec_us.p50), us(g.exec_us.p90),
+                        g.busbw_gbps ? fmt::format("{:.2f}", g.busbw_gbps->p50) : "-", g.ranks, g.peers);
+    md += "\n";
+  }
+}
+
+void render_replay(std::string& md, const ReplayComparison& r) {
+  md += fmt::format("## Captured vs replayed ({})\n\n", escaped(r.path));
+  md += fmt::format(
+      "Replay: {} ranks, transport {}, model {}. Ratio = captured p50 / replay p50 at the same bytes per "
+      "op (above 1: the server's op took longer than the replay's).\n\n",
+      r.ranks, r.transport.empty() ? "-" : r.transport, r.model.empty() ? "-" : r.model);
+  std::vector<std::string> modes;
+  for (const ReplayOpRow& row : r.ops)
+    for (const ReplayMatch& m : row.replay)
+      if (std::find(modes.begin(), modes.end(), m.mode) == modes.end()) modes.push_back(m.mode);
+  md += "| communicator | kind | bytes | tokens | phase | count | captured p50 (us) |";
+  for (const std::string& mode : modes) md += fmt::format(" replay {} p50 | ratio |", mode);
+  md += "\n|---|---|---:|---:|---|---:|---:|";
+  for (std::size_t i = 0; i < modes.size(); ++i) md += "---:|---:|";
+  md += "\n";
+  for (const ReplayOpRow& row : r.ops) {
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |", escaped(row.comm), row.kind, row.bytes,
+                      tokens_text(row.tokens), row.phase, row.count, us(row.captured_us_p50));
+    for (const std::string& mode : modes) {
+      const auto m = std::find_if(row.replay.begin(), row.replay.end(),
+                                  [&](const ReplayMatch& x) { return x.mode == mode; });
+      md += m == row.replay.end() ? " not measured | - |"
+                                  : fmt::format(" {} | {:.2f} |", us(m->op_us_p50), m->ratio);
+    }
+    md += "\n";
+  }
+  md += "\n";
+  if (!r.steps.empty()) {
+    md +=
+        "| communicator | tokens | decode steps | AllReduces per step | captured AllReduce us p50 | captured "
+        "step us p50 "
+        "| replay |\n|---|---:|---:|---:|---:|---:|---|\n";
+    for (const ReplayStepRow& row : r.steps) {
+      std::string replay;
+      for (const ReplayStepMatch& m : row.replay)
+        replay += fmt::format("{}{}: {} ops, {} us, per-op ratio {:.2f}", replay.empty() ? "" : "; ", m.mode,
+                              m.ops_per_step, us(m.step_us_p50), m.per_op_ratio);
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", escaped(row.comm), row.tokens, row.steps,
+                        row.allreduces_per_step, us(row.captured_allreduce_us_p50),
+                        us(row.captured_step_us_p50), replay.empty() ? "not measured" : replay);
+    }
+    md += "\n";
+  }
+  for (const std::string& note : r.notes) md += "- " + escaped(note) + "\n";
+  if (!r.notes.empty()) md += "\n";
+}
+
+void render_attribution(std::string& md, const std::vector<LiveAttributionRow>& rows) {
+  md +=
+      "## Live attribution\n\nCaptured communication of one decode step (p50 over the captured steps) as a "
+      "share of "
+      "TPOT, next to the replay's AllReduce step at the same tokens.\n\n";
+  md +=
+      "| concurrency | TPOT (ms) | from | tokens | captured steps | captured comm (ms) | share | replay |\n";
+  md += "|---:|---:|---|---:|---:|---:|---:|---|\n";
+  for (const LiveAttributionRow& row : rows) {
+    std::string replay;
+    for (const LiveAttributionReplay& r : row.replay)
+      replay += fmt::format("{}{}: {:.3f} ms ({})", replay.empty() ? "" : "; ", r.mode, r.comm_ms,
+                            percent(r.share));
+    md +=
+        fmt::format("| {} | {:.3f} | {} | {} | {} | {} | {} | {} |\n",
+                    row.concurrency ? std::to_string(*row.concurrency) : "-", row.tpot_ms, row.tpot_source,
+                    tokens_text(row.tokens), row.captured_steps,
+                    row.captured_comm_ms ? fmt::format("{:.3f}", *row.captured_comm_ms) : row.captured_reason,
+                    row.captured_share ? percent(*row.captured_share) : "-", replay.empty() ? "-" : replay);
+  }
+  md += "\n";
+}
+
+}  // namespace
+
+std::string render_capture_markdown(const CaptureResult& capture, const std::vector<std::string>& plots) {
+  std::string md = "# k25comm capture: what NCCL did, from its Inspector\n\n";
+  std::uint64_t coll = 0, p2p = 0;
+  std::set<std::string> versions;
+  for (const InputFile& f : capture.inputs) {
+    coll += f.coll_records;
+    p2p += f.p2p_records;
+    versions.insert(f.format_versions.begin(), f.format_versions.end());
+  }
+  md += fmt::format(
+      "{} file(s), {} collective and {} P2P records, Inspector format {}; {} communicator(s). Written by "
+      "k25comm {} ({}) at {}.{}\n\n",
+      capture.inputs.size(), coll, p2p, fmt::join(versions, ", "), capture.communicators.size(),
+      capture.tool.version, capture.tool.git_sha, capture.created_at,
+      capture.model ? fmt::format(" Model {}: {} bytes per token per AllReduce, {} AllReduces per step ({}).",
+                                  escaped(capture.model->name), capture.model->bytes_per_token(),
+                                  capture.model->allreduces_per_step, capture.model->allreduces_rule)
+                    : " No --model: sizes are not turned into tokens.");
+  md +=
+      "Times are the Inspector's coll_exec_time_us (GPU kernel time, whole microseconds); an op's time is "
+      "the "
+      "slowest rank's, a step's communication the sum of its ops'.\n\n";
+  if (!capture.notes.empty()) {
+    md += "## Notes\n\n";
+    for (const std::string& note : capture.notes) md += "- " + escaped(note) + "\n";
+    md += "\n";
+  }
+  for (const CommunicatorResult& c : capture.communicators) render_communicator(md, c);
+  if (capture.replay) render_replay(md, *capture.replay);
+  if (!capture.attribution.empty()) render_attribution(md, capture.attribution);
+  if (capture.emit_config.requested)
+    md += fmt::format("## Config\n\n--emit-config {}: {}.\n\n", escaped(capture.emit_config.path),
+                      capture.emit_config.written ? "written" : "not written: " + capture.emit_config.reason);
+  if (!plots.empty()) {
+    md += "## Plots\n\n";
+    for (const auto& [file, title] : capture_plot_files())
+      if (std::find(plots.begin(), plots.end(), file) != plots.end())
+        md += fmt::format("![{}]({})\n\n", title, file);
+  }
+  md += "Per-op rows in sequence order: capture-ops.csv.\n";
+  return md;
+}
+
+}  // namespace k25

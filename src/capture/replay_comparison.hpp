@@ -1,0 +1,30 @@
+// The capture side by side with k25comm's own figures: a replay report's per-op and per-step times at the
+// same sizes (--replay), and the captured communication of a decode step as a share of TPOT (--serve,
+// --tpot).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/run_report.hpp"
+#include "capture/capture_result.hpp"
+#include "serve/serve_result.hpp"
+
+namespace k25 {
+
+// Each captured AllReduce (kind, bytes, phase) next to the replay's op_us p50 at the same bytes per op, per
+// timing mode; each captured decode step size with a token count next to the replay's step at those tokens.
+// Kinds the replay does not measure are named in the notes.
+ReplayComparison compare_with_replay(const CaptureResult& capture, const RunReport& replay,
+                                     const std::string& path);
+
+// One row per serve level with completed requests (TPOT p50; decode steps of T = concurrency tokens, which
+// needs a model to turn sizes into tokens), and one for `tpot_ms` (all decode steps). The captured
+// communicator is the one with the most decode steps; `replay`, when given, adds its AllReduce step at the
+// same tokens per timing mode.
+std::vector<LiveAttributionRow> live_attribution(const CaptureResult& capture,
+                                                 const std::vector<ServeLevel>& levels,
+                                                 std::optional<double> tpot_ms, const RunReport* replay);
+
+}  // namespace k25

@@ -1,0 +1,74 @@
+#!/bin/bash
+# `k25comm capture` end to end: a real k25comm replay run (smoke model, host transport, one rank) as --replay, a
+# report with serve levels as --serve, --tpot, plots, --emit-config (exit 2 after writing every output), and two
+# dump directories at once (three communicators).
+# usage: cli_check.sh K25COMM SOURCE_DIR OUT_DIR
+set -u
+k25comm=$1 src=$2 out=$3
+data=$src/tests/capture/data
+python=$(command -v /usr/bin/python3 || command -v python3)
+rm -rf "$out"
+mkdir -p "$out"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$k25comm" --sizes "$src/configs/smoke.yaml" --backend mpi --phases allreduce --modes eager --tokens 1,2,4 \
+  --iters 3 --warmup 1 --op-iters 2 --time-budget 1 --no-check --out "$out/replay" >"$out/replay.log" 2>&1 ||
+  { cat "$out/replay.log"; fail "the replay run failed"; }
+
+export K25_PLOT_CAPTURE_SCRIPT=$src/tools/plot-capture
+"$k25comm" capture "$data/tp2-v40" --model "$src/configs/smoke.yaml" --replay "$out/replay/report.json" \
+  --serve "$src/tests/analysis/data/pcie-report.json" --tpot 12.5 --emit-config "$out/step.yaml" \
+  --out "$out/capture" >"$out/capture.log" 2>&1
+rc=$?
+cat "$out/capture.log"
+[ "$rc" = 2 ] || fail "exit code $rc with --emit-config, expected 2"
+grep -q "k25comm: error: --emit-config $out/step.yaml: not written" "$out/capture.log" || fail "no --emit-config message"
+[ ! -e "$out/step.yaml" ] || fail "--emit-config wrote a file"
+for f in capture.json capture.md capture-ops.csv; do [ -s "$out/capture/$f" ] || fail "$f missing"; done
+
+"$python" - "$out/capture" <<'PY' || fail "capture.json check"
+import json, os, sys
+out = sys.argv[1]
+c = json.load(open(os.path.join(out, "capture.json")))
+assert c["schema_version"] == 1
+comm = c["communicators"][0]
+assert comm["step"]["pattern_text"] == "AllReduce x 8, AllGather x 1", comm["step"]
+assert comm["step"]["decode_steps"] == 7 and comm["step"]["prefill_steps"] == 1
+rows = [r for r in c["replay"]["ops"] if r["bytes"] == 512 and r["phase"] == "decode"]
+assert rows and rows[0]["replay"], c["replay"]
+match = rows[0]["replay"][0]
+assert match["mode"] == "eager" and match["tokens"] == 1 and match["op_us_p50"] > 0, match
+assert abs(match["ratio"] - rows[0]["captured_us_p50"] / match["op_us_p50"]) < 1e-9
+assert c["replay"]["steps"][0]["replay"], c["replay"]["steps"]
+att = c["attribution"]
+serve_rows = [r for r in att if r["tpot_source"] == "serve p50"]
+assert [r["concurrency"] for r in serve_rows] == [1, 2, 8, 32, 128], serve_rows
+assert abs(serve_rows[0]["captured_comm_ms"] - 0.198) < 1e-12 and abs(serve_rows[0]["captured_share"] - 0.198 / 12.4) < 1e-12
+assert serve_rows[0]["replay"] and serve_rows[0]["replay"][0]["mode"] == "eager"
+assert serve_rows[2]["captured_comm_ms"] is None and "8 tokens" in serve_rows[2]["captured_reason"]
+tpot = [r for r in att if r["tpot_source"] == "--tpot"][0]
+assert abs(tpot["captured_comm_ms"] - 0.207) < 1e-12
+assert c["emit_config"] == {"requested": True, "written": False, "path": c["emit_config"]["path"],
+                            "reason": c["emit_config"]["reason"]} and "not in this k25comm" in c["emit_config"]["reason"]
+lines = open(os.path.join(out, "capture-ops.csv")).read().splitlines()
+assert len(lines) == 85 and lines[0].startswith("communicator,position,kind"), lines[:2]
+md = open(os.path.join(out, "capture.md")).read()
+for text in ("## Captured vs replayed", "## Live attribution", "**Decode step:** AllReduce x 8, AllGather x 1"):
+    assert text in md, text
+try:
+    import matplotlib  # noqa: F401
+except ImportError:
+    print("matplotlib missing: plots not checked")
+else:
+    for png in ("capture_exec_time.png", "capture_step_composition.png"):
+        path = os.path.join(out, png)
+        assert os.path.getsize(path) > 1000 and open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n", png
+        assert f"]({png})" in md, png
+print("ok: capture.json, capture-ops.csv, capture.md and plots")
+PY
+
+"$k25comm" capture "$data/tp2-v40" "$data/two-comms-v42" --no-plots --out "$out/two" >"$out/two.log" 2>&1 ||
+  { cat "$out/two.log"; fail "two directories"; }
+grep -q "capture: 4 file(s), 263 collective and 16 P2P records, 3 communicator(s)" "$out/two.log" ||
+  { cat "$out/two.log"; fail "two directories: wrong totals"; }
+echo "ok: end to end"
