@@ -4,7 +4,8 @@
 #      capture must find exactly what was issued: per swept size, 122 AllReduces x (warm-up + trials + per-op
 #      trials) bursts, the step as "AllReduce x 122" with --model, the All-to-All as Send/Recv where the Inspector
 #      reports P2P, and per-op times near k25comm's own. Graph mode: writes down whether replays give records.
-#   2. HOOK for several ranks on one GPU (K25_EMULATE_RANKS, the lead's issue 9): skipped until it exists.
+#   2. 4 ranks on one GPU (k25comm --emulate-ranks; K25_CAPTURE_EMULATED_RANKS=N for another count, 0 to skip):
+#      the capture joins N ranks on every op and finds "AllReduce x 122".
 #   3. nccl-tests all_reduce_perf (eager and -G graph), all_gather_perf, sendrecv_perf with the Inspector: the
 #      swept sizes found, AllGather and Send/Recv records seen.
 #   4. The cost of the Inspector under CUDA graphs (a host callback per replay for kernel timing): nccl-tests
@@ -100,14 +101,13 @@ PY
   [ "${PIPESTATUS[0]}" = 0 ] || fail "k25comm $mode: the capture does not match what was issued"
 done
 
-# --- 2. HOOK: several ranks on one GPU --------------------------------------------------------------------------
-# When k25comm runs several ranks on one GPU (the lead's issue 9, env K25_EMULATE_RANKS), set
-# K25_CAPTURE_EMULATED_RANKS=N: mpirun -np N k25comm with the Inspector loaded, then the capture must join N ranks
-# per op (communicators[0].ranks == 0..N-1, partial_ops == 0) and find "AllReduce x 122".
-if [ -n "${K25_CAPTURE_EMULATED_RANKS:-}" ]; then
-  n=$K25_CAPTURE_EMULATED_RANKS
-  inspector "k25-ranks$n" env K25_EMULATE_RANKS="$n" mpirun -np "$n" --oversubscribe "$k25comm" "${k25_args[@]}" \
-    --modes eager --out "$work/k25-ranks$n"
+# --- 2. several ranks on one GPU ----------------------------------------------------------------------------------
+# mpirun -np N k25comm --emulate-ranks with the Inspector loaded; the capture must join N ranks per op
+# (communicators[0].ranks == 0..N-1, partial_ops == 0) and find "AllReduce x 122".
+n=${K25_CAPTURE_EMULATED_RANKS:-4}
+if [ "$n" -gt 1 ] 2>/dev/null; then
+  inspector "k25-ranks$n" mpirun -np "$n" --oversubscribe "$k25comm" "${k25_args[@]}" --emulate-ranks \
+    --phases allreduce --tokens 1,8 --iters 5 --op-iters 1 --modes eager --out "$work/k25-ranks$n"
   "$k25comm" capture "$work/dump-k25-ranks$n" --model "$kimi" --no-plots --out "$work/capture-k25-ranks$n" \
     >"$work/capture-k25-ranks$n.log" 2>&1 || fail "capture of $n emulated ranks"
   "$python" - "$work/capture-k25-ranks$n/capture.json" "$n" <<'PY' || fail "$n emulated ranks: joins"
@@ -119,7 +119,7 @@ assert c["step"].get("pattern_text") == "AllReduce x 122", c["step"]
 print(f"ok: {n} ranks joined on every op")
 PY
 else
-  note "emulated ranks: SKIPPED (hook for K25_EMULATE_RANKS; set K25_CAPTURE_EMULATED_RANKS=N once k25comm has it)"
+  note "emulated ranks: skipped (K25_CAPTURE_EMULATED_RANKS=$n)"
 fi
 
 # --- 3. nccl-tests -------------------------------------------------------------------------------------------------
