@@ -58,7 +58,8 @@ nlohmann::json config_to_json(const RunConfig& c) {
         {"max_tokens", c.serve.max_tokens},
         {"prompt_tokens", c.serve.prompt_tokens},
         {"ignore_eos", c.serve.ignore_eos},
-        {"request_rate", c.serve.request_rate}}},
+        {"request_rate", c.serve.request_rate},
+        {"percentiles", c.serve.percentiles}}},
       {"output", {{"dir", c.output.dir}, {"trace", c.output.trace}}}};
 }
 
