@@ -58,7 +58,7 @@ struct CoordinatorState {
   std::unique_ptr<Journal> journal;
   std::vector<TrialTimeline> timelines;
   ConsoleTable table{stdout};
-  ProgressLine progress;                // on a terminal
+  ProgressLine progress;                         // on a terminal
   PeriodicProgress sweep_progress{stdout, 5.0};  // "# sweep: 3/18 done, ..., ETA ..." lines, anywhere
 };
 
@@ -163,12 +163,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     if (!graph_capable &&
         std::count(config.sweep.modes.begin(), config.sweep.modes.end(), TimingMode::graph) > 0)
       run.notes.push_back("graph mode needs the nccl transport (CUDA graphs); only eager mode was measured");
-    if (config.sweep.run_serve && config.serve.endpoint.empty()) {
+    if (config.sweep.run_serve && config.serve.endpoint.empty())
       report.serve.skipped_reason = "no endpoint configured (serve.endpoint or --endpoint)";
-      run.notes.push_back("serve phase skipped: " + report.serve.skipped_reason);
-    }
     report.topology = topology;
-    refresh_derived_notes(report, {});  // what is known before measuring: oversubscribed hosts
+    // What is known before measuring (a skipped serve phase, oversubscribed hosts), in run_start as well.
+    refresh_derived_notes(report, {});
     state->journal->append({{"type", "run_start"},
                             {"schema_version", kReportSchemaVersion},
                             {"tool", report.tool},
@@ -182,7 +181,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     for (const auto& note : run.notes) state->table.print_note("note: " + note);
     state->table.print_note(
         "times: max over ranks per trial; op = one collective, step = the whole burst of one decode step");
-    if (config.sweep.run_allreduce || config.sweep.run_alltoall) state->table.print_header();
+    if (comm_asked) state->table.print_header();
   }
 
   // Plans are pure data: every rank derives the same ones.
