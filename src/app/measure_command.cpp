@@ -95,8 +95,6 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
 
 std::string plan_summary(const std::vector<DecodeStepPlan>& plans, const std::vector<TimingMode>& modes,
                          const SweepSpec& sweep, int points) {
-  std::string mode_names;
-  for (TimingMode mode : modes) mode_names += (mode_names.empty() ? "" : ",") + std::string(to_string(mode));
   return fmt::format(
       "sweep: {} ({} x {} x {} mode{}), each at most {} trials or {:g} s", count_noun(points, "point"),
       count_noun(static_cast<long long>(plans.size()), "token count"),
