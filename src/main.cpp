@@ -12,6 +12,7 @@
 #include "analysis/compare.hpp"
 #include "app/command_line.hpp"
 #include "app/dry_run.hpp"
+#include "app/error_exit.hpp"
 #include "app/measure_command.hpp"
 #include "app/run_facts.hpp"
 #include "common/error.hpp"
@@ -37,8 +38,8 @@ class MpiSession {
   ~MpiSession() { MPI_Finalize(); }
 };
 
-void print_error(const std::exception& e) {
-  fmt::print(stderr, "k25comm: error: {}\n", e.what());
+void print_error(const std::exception& e, bool verbose) {
+  fmt::print(stderr, "{}\n", k25::error_message(e, verbose));
 }
 
 int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
@@ -51,21 +52,21 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
   } catch (const k25::PeerFailed& e) {
     return static_cast<int>(e.code());  // the coordinator printed why
   } catch (const k25::SharedFailure& e) {
-    print_error(e);
+    fmt::print(stderr, "k25comm: error: {}\n", e.what());  // the coordinator's message, as it was raised
     return static_cast<int>(e.code());
   } catch (const k25::Error& e) {
-    const bool same_on_every_rank = e.code() == k25::ExitCode::bad_usage;
-    if (!same_on_every_rank || context.is_coordinator()) print_error(e);
-    if (same_on_every_rank) return static_cast<int>(e.code());
+    const k25::ErrorExit exit = k25::measurement_error_exit(e, context.is_coordinator());
+    if (exit.print) print_error(e, cli.verbose);
+    if (!exit.abort_job) return exit.code;
     std::fflush(nullptr);
     // Peers stuck on the same collective time out within moments of each other: give them a second to print
     // their own reasons (the rank that caused it says so) before the abort ends them.
-    if (e.code() == k25::ExitCode::runtime_fault) std::this_thread::sleep_for(std::chrono::seconds(1));
-    MPI_Abort(MPI_COMM_WORLD,
-              static_cast<int>(e.code()));  // other ranks may wait in a collective: end them all
-    return static_cast<int>(e.code());
+    if (exit.code == static_cast<int>(k25::ExitCode::runtime_fault))
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    MPI_Abort(MPI_COMM_WORLD, exit.code);  // other ranks may wait in a collective: end them all
+    return exit.code;
   } catch (const std::exception& e) {
-    print_error(e);
+    print_error(e, cli.verbose);
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, static_cast<int>(k25::ExitCode::runtime_fault));
     return static_cast<int>(k25::ExitCode::runtime_fault);
@@ -80,8 +81,17 @@ int main(int argc, char** argv) {
   if (cli.command == k25::Command::exit_now) return cli.exit_code;
   try {
     k25::CurlGlobal curl;
-    if (cli.command == k25::Command::compare)
-      return k25::run_compare({cli.compare_base, cli.compare_new, cli.compare_threshold_pct}, std::cout);
+    if (cli.command == k25::Command::compare) {
+      k25::CompareOptions options;
+      options.base_path = cli.compare_base;
+      options.new_path = cli.compare_new;
+      options.threshold_pct = cli.compare_threshold_pct;
+      options.max_ratio = cli.compare_max_ratio;
+      options.allow_mismatch = cli.compare_allow_mismatch;
+      options.allow_missing = cli.compare_allow_missing;
+      options.format = cli.compare_format;
+      return k25::run_compare(options, std::cout);
+    }
     if (cli.command == k25::Command::report)
       return k25::run_report_command({cli.report_input, cli.report_serve, cli.report_out, {}}, std::cout);
     if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
@@ -96,10 +106,10 @@ int main(int argc, char** argv) {
     }
     return run_measurement(argc, argv, cli, config);
   } catch (const k25::Error& e) {
-    if (printing_rank) print_error(e);
+    if (printing_rank) print_error(e, cli.verbose);
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    if (printing_rank) print_error(e);
+    if (printing_rank) print_error(e, cli.verbose);
     return static_cast<int>(k25::ExitCode::runtime_fault);
   }
 }

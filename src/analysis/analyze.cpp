@@ -2,7 +2,9 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/attribution.hpp"
+#include "analysis/headline.hpp"
 #include "analysis/latency_fit.hpp"
+#include "analysis/report_notes.hpp"
 
 namespace k25 {
 
@@ -14,8 +16,12 @@ void analyze_report(RunReport& report) {
       result.link_fraction.reset();
     }
   }
-  report.attribution = attribute_decode_time(report.results, report.serve.levels, report.run.ranks);
+  const std::vector<AttributionRow> attribution =
+      attribute_decode_time(report.results, report.serve.levels, report.run.ranks);
+  report.attribution = attribution;
   report.fits = fit_latency_models(report.results);
+  report.headline = headline_sentences(report.results, attribution);
+  refresh_derived_notes(report, attribution);
 }
 
 }  // namespace k25

@@ -44,12 +44,13 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
 
   std::vector<AttributionRow> rows;
   for (const ServeLevel& level : levels) {
-    if (level.completed <= 0 || !(level.tpot_ms.p50 > 0) || level.concurrency <= 0) continue;
+    if (level.completed <= 0 || !level.tpot_ms || !(level.tpot_ms->p50 > 0) || level.concurrency <= 0)
+      continue;
     AttributionRow row;
     row.concurrency = level.concurrency;
     row.tokens = level.concurrency;
     row.alltoall_tokens_per_rank = alltoall_tokens_per_rank(level.concurrency, ranks);
-    row.tpot_ms = level.tpot_ms.p50;
+    row.tpot_ms = level.tpot_ms->p50;
 
     for (Phase phase : kPhases) {
       const double tokens = phase == Phase::allreduce ? row.tokens : row.alltoall_tokens_per_rank;
@@ -84,12 +85,13 @@ const CommShare* find_share(const AttributionRow& row, const std::string& key) {
 void to_json(nlohmann::json& j, const AttributionRow& row) {
   nlohmann::json comm_ms = nlohmann::json::object(), share = nlohmann::json::object(),
                  source = nlohmann::json::object(), tokens = nlohmann::json::object();
-  nlohmann::json order = nlohmann::json::array();
+  nlohmann::json order = nlohmann::json::array(), exceeds_tpot = nlohmann::json::array();
   for (const CommShare& c : row.comm) {
     comm_ms[c.key] = c.comm_ms;
     share[c.key] = c.share;
     source[c.key] = to_string(c.source);
     order.push_back(c.key);
+    if (c.share > 1.0) exceeds_tpot.push_back(c.key);
   }
   j = nlohmann::json{{"concurrency", row.concurrency},
                      {"tokens", row.tokens},
@@ -98,7 +100,8 @@ void to_json(nlohmann::json& j, const AttributionRow& row) {
                      {"comm_ms", comm_ms},
                      {"share", share},
                      {"source", source},
-                     {"order", order}};
+                     {"order", order},
+                     {"exceeds_tpot", exceeds_tpot}};
 }
 
 void from_json(const nlohmann::json& j, AttributionRow& row) {

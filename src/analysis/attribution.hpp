@@ -46,7 +46,8 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
                                                   const std::vector<ServeLevel>& levels, int ranks);
 
 // Shares as report.json writes them: {concurrency, tokens, alltoall_tokens_per_rank, tpot_ms,
-// comm_ms: {key: ms}, share: {key: fraction}, source: {key: "measured"|"interpolated"|"extrapolated"}}.
+// comm_ms: {key: ms}, share: {key: fraction}, source: {key: "measured"|"interpolated"|"extrapolated"},
+// order: [keys], exceeds_tpot: [keys whose share is above 1: figures of two different systems]}.
 void to_json(nlohmann::json& j, const AttributionRow& row);
 void from_json(const nlohmann::json& j, AttributionRow& row);
 

@@ -1,9 +1,8 @@
-// Matching, verdicts and the side-by-side table of `k25comm compare`.
+// Matching, setup checks, verdicts and the renderings (table, CSV, JSON) of `k25comm compare`.
 #include "analysis/compare.hpp"
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <ostream>
 #include <tuple>
 
@@ -11,6 +10,7 @@
 
 #include "analysis/report_identity.hpp"
 #include "analysis/report_reader.hpp"
+#include "common/csv_table.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
@@ -28,15 +28,16 @@ const char* to_string(Verdict verdict) {
     case Verdict::wrong:
       return "WRONG";
     case Verdict::only_base:
-      return "only in base";
+      return "MISSING in new";
     case Verdict::only_new:
-      return "only in new";
+      return "MISSING in base";
   }
   return "?";
 }
 
-bool Comparison::has_regression() const {
-  return count(Verdict::regression) > 0 || count(Verdict::wrong) > 0;
+bool Comparison::failed() const {
+  const int missing = count(Verdict::only_base) + count(Verdict::only_new);
+  return count(Verdict::regression) > 0 || count(Verdict::wrong) > 0 || (missing > 0 && !rules.allow_missing);
 }
 
 int Comparison::count(Verdict verdict) const {
@@ -46,48 +47,130 @@ int Comparison::count(Verdict verdict) const {
 
 namespace {
 
-using ResultKey = std::tuple<Phase, int, TimingMode>;
+// A boolean of the effective config ("sweep.in_place"), "true"/"false", or "" when the report does not say.
+std::string config_flag(const RunReport& report, const char* section, const char* key) {
+  const nlohmann::json& config = report.run.config;
+  if (!config.is_object() || !config.contains(section) || !config[section].is_object()) return {};
+  const nlohmann::json& value = config[section].value(key, nlohmann::json());
+  return value.is_boolean() ? (value.get<bool>() ? "true" : "false") : "";
+}
+
+}  // namespace
+
+const std::vector<SetupField>& setup_fields() {
+  static const std::vector<SetupField> kFields = {
+      {"dtype", [](const RunReport&, const PhaseResult& r) { return std::string(to_string(r.dtype)); }, {}},
+      {"ranks",
+       [](const RunReport& report, const PhaseResult& r) {
+         const int ranks = r.ranks > 0 ? r.ranks : report.run.ranks;
+         return ranks > 0 ? std::to_string(ranks) : std::string();
+       },
+       {}},
+      {"transport", [](const RunReport& report, const PhaseResult&) { return report.run.transport; }, {}},
+      {"in_place",
+       [](const RunReport& report, const PhaseResult& r) {
+         return r.phase == Phase::allreduce ? config_flag(report, "sweep", "in_place") : std::string();
+       },
+       {}},
+      {"bytes",
+       [](const RunReport&, const PhaseResult& r) {
+         return r.phase == Phase::allreduce ? std::to_string(r.bytes_per_op)
+                                            : fmt::format("{:.6g}", r.bytes_per_rank_mean);
+       },
+       {}},
+      {"ops_per_step",
+       [](const RunReport&, const PhaseResult& r) { return std::to_string(r.ops_per_step); },
+       {}},
+      {"include_permute",
+       [](const RunReport& report, const PhaseResult& r) {
+         return r.phase == Phase::allreduce ? std::string() : config_flag(report, "sweep", "include_permute");
+       },
+       {}},
+      {"api", {}, [](const RunReport& report) { return report.serve.api; }},
+      {"max_tokens",
+       {},
+       [](const RunReport& report) {
+         return report.serve.max_tokens > 0 ? std::to_string(report.serve.max_tokens) : std::string();
+       }},
+      {"prompt_tokens",
+       {},
+       [](const RunReport& report) {
+         return report.serve.prompt_tokens > 0 ? std::to_string(report.serve.prompt_tokens) : std::string();
+       }},
+      {"request_rate",
+       {},
+       [](const RunReport& report) { return fmt::format("{:g}", report.serve.request_rate); }},
+      {"ignore_eos",
+       {},
+       [](const RunReport& report) { return std::string(report.serve.ignore_eos ? "true" : "false"); }},
+  };
+  return kFields;
+}
+
+namespace {
+
+using ResultKey = std::tuple<std::string, int, std::string>;  // phase or kind, tokens, mode
 
 ResultKey key_of(const PhaseResult& r) {
-  return {r.phase, r.tokens, r.mode};
+  return {to_string(r.phase), r.tokens, to_string(r.mode)};
 }
 
-std::string point_name(const PhaseResult& r) {
-  return fmt::format("{} T={} {}", to_string(r.phase), r.tokens, to_string(r.mode));
+std::string point_name(const ResultKey& key) {
+  return fmt::format("{} T={} {}", std::get<0>(key), std::get<1>(key), std::get<2>(key));
 }
 
-// p90/p50 - 1 of a distribution; 0 when p50 is not positive.
-double relative_spread(const Stats& s) {
-  return s.p50 > 0 ? std::max(s.p90 / s.p50 - 1.0, 0.0) : 0.0;
+// p90/p50 - 1 of a distribution; 0 when p50 is not positive or there is none.
+double relative_spread(const std::optional<Stats>& s) {
+  return s && s->p50 > 0 ? std::max(s->p90 / s->p50 - 1.0, 0.0) : 0.0;
 }
 
 // Verdict of a figure measured on both sides (both positive).
-Verdict judge(double base, double next, bool lower_is_better, double spread, double threshold) {
-  const double worse = lower_is_better ? next / base - 1.0 : base / next - 1.0;
-  const double better = lower_is_better ? base / next - 1.0 : next / base - 1.0;
-  const double allowance = std::max(threshold, spread);
-  if (worse > allowance) return Verdict::regression;
-  if (better > allowance) return Verdict::improved;
-  if (worse > threshold || better > threshold) return Verdict::noisy;
-  return Verdict::same;
+void judge(ComparedFigure& f, double threshold, double max_ratio) {
+  const double worse = f.lower_is_better ? *f.next / *f.base : *f.base / *f.next;  // > 1: worse
+  const double better = 1.0 / worse;
+  const auto beyond = [&](double factor) {
+    if (factor - 1.0 <= threshold) return false;
+    if (factor - 1.0 > f.spread) return true;
+    f.beyond_max_ratio = factor > max_ratio;
+    return f.beyond_max_ratio;
+  };
+  if (beyond(worse)) {
+    f.verdict = Verdict::regression;
+  } else if (beyond(better)) {
+    f.verdict = Verdict::improved;
+  } else if (worse - 1.0 > threshold || better - 1.0 > threshold) {
+    f.verdict = Verdict::noisy;
+  } else {
+    f.verdict = Verdict::same;
+  }
 }
 
-ComparedFigure both_sides(std::string point, std::string figure, bool lower_is_better, double base,
-                          double next, double spread, double threshold) {
-  ComparedFigure f{std::move(point), std::move(figure), lower_is_better, base, next, 0.0,
-                   spread,           Verdict::same};
-  if (base > 0 && next > 0) {
-    f.ratio = next / base;
-    f.verdict = judge(base, next, lower_is_better, spread, threshold);
-  } else if (base > 0 || next > 0) {
-    // Measured on one side only (e.g. nothing completed): the side without a figure is the worse one.
-    const bool new_missing = !(next > 0);
-    f.verdict = new_missing ? Verdict::regression : Verdict::improved;
+std::optional<double> positive(double value) {
+  return value > 0 ? std::optional<double>(value) : std::nullopt;
+}
+
+ComparedFigure both_sides(std::string point, std::string figure, bool lower_is_better,
+                          std::optional<double> base, std::optional<double> next, double spread,
+                          const CompareRules& rules) {
+  ComparedFigure f;
+  f.point = std::move(point);
+  f.figure = std::move(figure);
+  f.lower_is_better = lower_is_better;
+  f.base = base;
+  f.next = next;
+  f.spread = spread;
+  if (base && next) {
+    f.ratio = *next / *base;
+    judge(f, rules.threshold_pct / 100.0, rules.max_ratio);
+  } else if (base || next) {
+    // Measured at the point on one side only (e.g. nothing completed): the side without a figure is the
+    // worse.
+    f.verdict = next ? Verdict::improved : Verdict::regression;
   }
   return f;
 }
 
-ComparedFigure one_side(std::string point, std::string figure, double value, bool in_base) {
+ComparedFigure one_side(std::string point, std::string figure, std::optional<double> value, bool in_base) {
   ComparedFigure f;
   f.point = std::move(point);
   f.figure = std::move(figure);
@@ -108,25 +191,87 @@ std::map<int, const ServeLevel*> index_levels(const RunReport& report) {
   return index;
 }
 
+// Adds a difference of `field` at `point`, one entry per field.
+void record_mismatch(std::vector<SetupMismatch>& mismatches, const std::string& field,
+                     const std::string& base, const std::string& next, const std::string& point) {
+  auto it = std::find_if(mismatches.begin(), mismatches.end(),
+                         [&](const SetupMismatch& m) { return m.field == field; });
+  if (it == mismatches.end()) {
+    mismatches.push_back({field, base, next, {}});
+    it = mismatches.end() - 1;
+  }
+  it->points.push_back(point);
+}
+
+// Setup fields that differ on points both reports measured.
+std::vector<SetupMismatch> find_mismatches(const RunReport& base, const RunReport& next) {
+  std::vector<SetupMismatch> mismatches;
+  const auto base_results = index_results(base), new_results = index_results(next);
+  for (const auto& [key, b] : base_results) {
+    const auto n = new_results.find(key);
+    if (n == new_results.end()) continue;
+    for (const SetupField& field : setup_fields()) {
+      if (!field.of_result) continue;
+      const std::string bv = field.of_result(base, *b), nv = field.of_result(next, *n->second);
+      if (!bv.empty() && !nv.empty() && bv != nv)
+        record_mismatch(mismatches, field.name, bv, nv, point_name(key));
+    }
+  }
+  const auto base_levels = index_levels(base), new_levels = index_levels(next);
+  for (const auto& [concurrency, unused] : base_levels) {
+    if (!new_levels.count(concurrency)) continue;
+    for (const SetupField& field : setup_fields()) {
+      if (!field.of_serve) continue;
+      const std::string bv = field.of_serve(base), nv = field.of_serve(next);
+      if (!bv.empty() && !nv.empty() && bv != nv)
+        record_mismatch(mismatches, field.name, bv, nv, fmt::format("serve C={}", concurrency));
+    }
+  }
+  return mismatches;
+}
+
+std::string point_list(const std::vector<std::string>& points) {
+  constexpr std::size_t kShown = 4;
+  std::string list;
+  for (std::size_t i = 0; i < points.size() && i < kShown; ++i) list += (i ? ", " : "") + points[i];
+  if (points.size() > kShown) list += fmt::format(" and {} more", points.size() - kShown);
+  return list;
+}
+
+std::string describe(const SetupMismatch& m) {
+  return fmt::format("{} differs (base {}, new {}) at {} point{}: {}", m.field, m.base_value, m.new_value,
+                     m.points.size(), m.points.size() == 1 ? "" : "s", point_list(m.points));
+}
+
 bool shares_a_point(const RunReport& base, const RunReport& next) {
   const auto base_results = index_results(base);
-  for (const PhaseResult& r : next.results) {
+  for (const PhaseResult& r : next.results)
     if (base_results.count(key_of(r))) return true;
-  }
   const auto base_levels = index_levels(base);
-  for (const ServeLevel& l : next.serve.levels) {
+  for (const ServeLevel& l : next.serve.levels)
     if (base_levels.count(l.concurrency)) return true;
-  }
   return false;
+}
+
+void check_rules(const CompareRules& rules) {
+  if (!(rules.threshold_pct >= 0))
+    throw UsageError(fmt::format("--threshold must be a percentage >= 0, got {}", rules.threshold_pct));
+  if (!(rules.max_ratio > 1))
+    throw UsageError(fmt::format("--max-ratio must be above 1, got {}", rules.max_ratio));
+  for (const std::string& name : rules.allow_mismatch) {
+    const auto& fields = setup_fields();
+    if (std::none_of(fields.begin(), fields.end(), [&](const SetupField& f) { return f.name == name; })) {
+      std::string known;
+      for (const SetupField& f : fields) known += (known.empty() ? "" : ", ") + f.name;
+      throw UsageError(fmt::format("--allow-mismatch: unknown field '{}' (fields: {})", name, known));
+    }
+  }
 }
 
 }  // namespace
 
-void check_comparable(const RunReport& base, const RunReport& next) {
-  if (base.schema_version != next.schema_version) {
-    throw UsageError(fmt::format("cannot compare: schema_version {} (base) and {} (new) differ",
-                                 base.schema_version, next.schema_version));
-  }
+Comparison compare_reports(const RunReport& base, const RunReport& next, const CompareRules& rules) {
+  check_rules(rules);
   const std::string base_model = report_model_name(base), new_model = report_model_name(next);
   if (!base_model.empty() && !new_model.empty() && base_model != new_model) {
     throw UsageError(
@@ -137,28 +282,32 @@ void check_comparable(const RunReport& base, const RunReport& next) {
         "cannot compare: the two reports have no (phase, tokens, mode) point and no serve concurrency in "
         "common");
   }
-}
-
-Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold_pct) {
-  check_comparable(base, next);
-  const double threshold = threshold_pct / 100.0;
   Comparison c;
+  c.rules = rules;
+  std::string refused, refused_fields;
+  for (SetupMismatch& mismatch : find_mismatches(base, next)) {
+    const bool allowed =
+        std::count(rules.allow_mismatch.begin(), rules.allow_mismatch.end(), mismatch.field) > 0;
+    if (allowed) {
+      c.allowed_mismatches.push_back(std::move(mismatch));
+      continue;
+    }
+    refused += "\n  " + describe(mismatch);
+    refused_fields += (refused_fields.empty() ? "" : ",") + mismatch.field;
+  }
+  if (!refused.empty())
+    throw UsageError(
+        fmt::format("not comparable: the runs differ in what they measured:{}\n(--allow-mismatch {} compares "
+                    "them anyway)",
+                    refused, refused_fields));
+
   c.base_label = report_label(base);
   c.new_label = report_label(next);
-  c.model = report_model_name(next).empty() ? report_model_name(base) : report_model_name(next);
-  c.threshold_pct = threshold_pct;
-
+  c.model = new_model.empty() ? base_model : new_model;
+  for (const SetupMismatch& m : c.allowed_mismatches) c.notes.push_back("allowed: " + describe(m));
   if (base.topology.kind != next.topology.kind) {
     c.notes.push_back(
         fmt::format("topologies differ: {} (base) vs {} (new)", base.topology.kind, next.topology.kind));
-  }
-  if (base.run.ranks != next.run.ranks) {
-    c.notes.push_back(
-        fmt::format("rank counts differ: {} (base) vs {} (new)", base.run.ranks, next.run.ranks));
-  }
-  if (base.run.transport != next.run.transport) {
-    c.notes.push_back(
-        fmt::format("transports differ: {} (base) vs {} (new)", base.run.transport, next.run.transport));
   }
   if (!base.run.complete) c.notes.push_back("the base run is incomplete: " + base.run.incomplete_reason);
   if (!next.run.complete) c.notes.push_back("the new run is incomplete: " + next.run.incomplete_reason);
@@ -171,19 +320,17 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, double 
   for (const auto& [key, unused] : keys) {
     const auto b = base_results.find(key);
     const auto n = new_results.find(key);
-    if (b == base_results.end()) {
-      c.figures.push_back(one_side(point_name(*n->second), "step p50 us", n->second->step_us.p50, false));
-      continue;
-    }
-    if (n == new_results.end()) {
-      c.figures.push_back(one_side(point_name(*b->second), "step p50 us", b->second->step_us.p50, true));
+    if (b == base_results.end() || n == new_results.end()) {
+      const bool in_base = n == new_results.end();
+      const PhaseResult& only = in_base ? *b->second : *n->second;
+      c.figures.push_back(one_side(point_name(key), "step p50 us", only.step_us.p50, in_base));
       continue;
     }
     const PhaseResult& br = *b->second;
     const PhaseResult& nr = *n->second;
     ComparedFigure f =
-        both_sides(point_name(nr), "step p50 us", true, br.step_us.p50, nr.step_us.p50,
-                   std::max(relative_spread(br.step_us), relative_spread(nr.step_us)), threshold);
+        both_sides(point_name(key), "step p50 us", true, positive(br.step_us.p50), positive(nr.step_us.p50),
+                   std::max(relative_spread(br.step_us), relative_spread(nr.step_us)), rules);
     if (nr.wrong > 0 && br.wrong == 0) f.verdict = Verdict::wrong;
     c.figures.push_back(std::move(f));
   }
@@ -193,41 +340,64 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, double 
   std::map<int, bool> levels;
   for (const auto& [conc, l] : base_levels) levels[conc] = true;
   for (const auto& [conc, l] : new_levels) levels[conc] = true;
+  const auto tpot = [](const ServeLevel& l) {
+    return l.completed > 0 && l.tpot_ms ? positive(l.tpot_ms->p50) : std::nullopt;
+  };
   for (const auto& [concurrency, unused] : levels) {
     const std::string point = fmt::format("serve C={}", concurrency);
     const auto b = base_levels.find(concurrency);
     const auto n = new_levels.find(concurrency);
-    if (b == base_levels.end()) {
-      c.figures.push_back(one_side(point, "TPOT p50 ms", n->second->tpot_ms.p50, false));
-      continue;
-    }
-    if (n == new_levels.end()) {
-      c.figures.push_back(one_side(point, "TPOT p50 ms", b->second->tpot_ms.p50, true));
+    if (b == base_levels.end() || n == new_levels.end()) {
+      const bool in_base = n == new_levels.end();
+      c.figures.push_back(one_side(point, "TPOT p50 ms", tpot(in_base ? *b->second : *n->second), in_base));
       continue;
     }
     const ServeLevel& bl = *b->second;
     const ServeLevel& nl = *n->second;
     const double spread = std::max(relative_spread(bl.tpot_ms), relative_spread(nl.tpot_ms));
-    c.figures.push_back(both_sides(point, "TPOT p50 ms", true, bl.completed > 0 ? bl.tpot_ms.p50 : 0.0,
-                                   nl.completed > 0 ? nl.tpot_ms.p50 : 0.0, spread, threshold));
-    c.figures.push_back(both_sides(point, "output tok/s", false, bl.output_tokens_per_s,
-                                   nl.output_tokens_per_s, spread, threshold));
+    c.figures.push_back(both_sides(point, "TPOT p50 ms", true, tpot(bl), tpot(nl), spread, rules));
+    c.figures.push_back(both_sides(point, "output tok/s", false, positive(bl.output_tokens_per_s),
+                                   positive(nl.output_tokens_per_s), spread, rules));
   }
   return c;
 }
 
 namespace {
 
-std::string format_value(double value) {
-  if (value == 0) return "-";
-  if (value >= 1000) return fmt::format("{:.0f}", value);
-  if (value >= 100) return fmt::format("{:.1f}", value);
-  if (value >= 10) return fmt::format("{:.2f}", value);
-  return fmt::format("{:.3f}", value);
+std::string format_value(const std::optional<double>& value) {
+  if (!value) return "-";
+  if (*value >= 1000) return fmt::format("{:.0f}", *value);
+  if (*value >= 100) return fmt::format("{:.1f}", *value);
+  if (*value >= 10) return fmt::format("{:.2f}", *value);
+  return fmt::format("{:.3f}", *value);
 }
 
 std::string first_word(const std::string& label) {
   return label.substr(0, label.find(','));
+}
+
+std::string verdict_text(const ComparedFigure& f, const CompareRules& rules) {
+  std::string text = to_string(f.verdict);
+  if (f.beyond_max_ratio) text += fmt::format(" (beyond {:g}x)", rules.max_ratio);
+  return text;
+}
+
+nlohmann::json number_or_null(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::vector<nlohmann::json> figure_records(const Comparison& c) {
+  std::vector<nlohmann::json> records;
+  for (const ComparedFigure& f : c.figures)
+    records.push_back({{"point", f.point},
+                       {"figure", f.figure},
+                       {"base", number_or_null(f.base)},
+                       {"new", number_or_null(f.next)},
+                       {"ratio", number_or_null(f.ratio)},
+                       {"spread", f.ratio ? nlohmann::json(f.spread) : nlohmann::json(nullptr)},
+                       {"verdict", verdict_text(f, c.rules)},
+                       {"lower_is_better", f.lower_is_better}});
+  return records;
 }
 
 }  // namespace
@@ -243,8 +413,9 @@ std::string render_comparison(const Comparison& c) {
   const std::size_t value_width = std::max<std::size_t>({12, base_head.size(), new_head.size()});
 
   std::string text;
-  text += fmt::format("k25comm compare{}: threshold {:.1f} %, noise allowance p90/p50 of each run\n",
-                      c.model.empty() ? "" : " of " + c.model, c.threshold_pct);
+  text += fmt::format(
+      "k25comm compare{}: threshold {:.1f} %, noise allowance p90/p50 of each run, ceiling {:g}x\n",
+      c.model.empty() ? "" : " of " + c.model, c.rules.threshold_pct, c.rules.max_ratio);
   text += fmt::format("  base: {}\n  new:  {}\n", c.base_label, c.new_label);
   for (const std::string& note : c.notes) text += "  note: " + note + "\n";
   text += "\n";
@@ -252,38 +423,93 @@ std::string render_comparison(const Comparison& c) {
       fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>7}  {:>7}  {}\n", "point", point_width, "figure",
                   figure_width, base_head, value_width, new_head, value_width, "ratio", "spread", "verdict");
   for (const ComparedFigure& f : c.figures) {
-    const std::string ratio = f.ratio > 0 ? fmt::format("{:.3f}", f.ratio) : "-";
-    const std::string spread = f.ratio > 0 ? fmt::format("{:.1f}%", f.spread * 100.0) : "-";
+    const std::string ratio = f.ratio ? fmt::format("{:.3f}", *f.ratio) : "-";
+    const std::string spread = f.ratio ? fmt::format("{:.1f}%", f.spread * 100.0) : "-";
     text += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>7}  {:>7}  {}\n", f.point, point_width, f.figure,
                         figure_width, format_value(f.base), value_width, format_value(f.next), value_width,
-                        ratio, spread, to_string(f.verdict));
+                        ratio, spread, verdict_text(f, c.rules));
   }
   text += "\n";
   const int regressions = c.count(Verdict::regression), wrong = c.count(Verdict::wrong);
-  if (c.has_regression()) {
-    text += fmt::format("verdict: REGRESSION: {} figure(s) worse beyond {:.1f} % and beyond their spread",
-                        regressions, c.threshold_pct);
-    if (wrong > 0) text += fmt::format(", {} point(s) with wrong results", wrong);
-    text += "\n";
+  const int missing_new = c.count(Verdict::only_base), missing_base = c.count(Verdict::only_new);
+  std::vector<std::string> missing;
+  for (const ComparedFigure& f : c.figures)
+    if (f.verdict == Verdict::only_base || f.verdict == Verdict::only_new)
+      missing.push_back(f.point + (f.verdict == Verdict::only_base ? " (base only)" : " (new only)"));
+  if (!missing.empty()) {
+    text += fmt::format("missing points: {}{}\n", fmt::join(missing, ", "),
+                        c.rules.allow_missing ? " (allowed by --allow-missing)" : "");
+  }
+  if (c.failed()) {
+    std::vector<std::string> reasons;
+    if (regressions > 0)
+      reasons.push_back(fmt::format("{} figure(s) worse beyond {:.1f} % and beyond their spread or {:g}x",
+                                    regressions, c.rules.threshold_pct, c.rules.max_ratio));
+    if (wrong > 0) reasons.push_back(fmt::format("{} point(s) with wrong results", wrong));
+    if (!c.rules.allow_missing && missing_new + missing_base > 0)
+      reasons.push_back(fmt::format("{} point(s) missing in the new run, {} missing in the base", missing_new,
+                                    missing_base));
+    text += fmt::format("verdict: {}: {}\n", regressions > 0 || wrong > 0 ? "REGRESSION" : "FAILED",
+                        fmt::join(reasons, "; "));
   } else {
     text += fmt::format("verdict: no regression ({} same, {} noisy, {} improved, {} unmatched)\n",
                         c.count(Verdict::same), c.count(Verdict::noisy), c.count(Verdict::improved),
-                        c.count(Verdict::only_base) + c.count(Verdict::only_new));
+                        missing_new + missing_base);
   }
   return text;
 }
 
+std::string comparison_csv(const Comparison& c) {
+  return csv_of_records(figure_records(c), {"point", "figure", "base", "new", "ratio", "spread", "verdict"});
+}
+
+nlohmann::json comparison_json(const Comparison& c) {
+  nlohmann::json counts = nlohmann::json::object();
+  for (Verdict v : {Verdict::same, Verdict::noisy, Verdict::regression, Verdict::improved, Verdict::wrong,
+                    Verdict::only_base, Verdict::only_new})
+    counts[to_string(v)] = c.count(v);
+  nlohmann::json allowed = nlohmann::json::array();
+  for (const SetupMismatch& m : c.allowed_mismatches)
+    allowed.push_back(
+        {{"field", m.field}, {"base", m.base_value}, {"new", m.new_value}, {"points", m.points}});
+  return {{"model", c.model},
+          {"base_label", c.base_label},
+          {"new_label", c.new_label},
+          {"threshold_pct", c.rules.threshold_pct},
+          {"max_ratio", c.rules.max_ratio},
+          {"allow_missing", c.rules.allow_missing},
+          {"allowed_mismatches", allowed},
+          {"notes", c.notes},
+          {"figures", figure_records(c)},
+          {"counts", counts},
+          {"failed", c.failed()}};
+}
+
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  if (!(options.threshold_pct >= 0)) {
-    throw UsageError(fmt::format("--threshold must be a percentage >= 0, got {}", options.threshold_pct));
-  }
+  if (options.format != "text" && options.format != "csv" && options.format != "json")
+    throw UsageError(fmt::format("--format must be text, csv or json, got '{}'", options.format));
+  CompareRules rules;
+  rules.threshold_pct = options.threshold_pct;
+  rules.max_ratio = options.max_ratio;
+  rules.allow_mismatch = options.allow_mismatch;
+  rules.allow_missing = options.allow_missing;
+  check_rules(rules);
   const RunReport base = read_report_file(options.base_path);
   const RunReport next = read_report_file(options.new_path);
-  const Comparison comparison = compare_reports(base, next, options.threshold_pct);
-  out << "base file: " << options.base_path << "\nnew file:  " << options.new_path << "\n";
-  out << render_comparison(comparison);
-  return comparison.has_regression() ? static_cast<int>(ExitCode::measurement_failed)
-                                     : static_cast<int>(ExitCode::ok);
+  const Comparison comparison = compare_reports(base, next, rules);
+  if (options.format == "csv") {
+    out << comparison_csv(comparison);
+  } else if (options.format == "json") {
+    nlohmann::json document = comparison_json(comparison);
+    document["base_file"] = options.base_path;
+    document["new_file"] = options.new_path;
+    out << document.dump(2) << "\n";
+  } else {
+    out << "base file: " << options.base_path << "\nnew file:  " << options.new_path << "\n";
+    out << render_comparison(comparison);
+  }
+  return comparison.failed() ? static_cast<int>(ExitCode::measurement_failed)
+                             : static_cast<int>(ExitCode::ok);
 }
 
 }  // namespace k25

@@ -1,8 +1,11 @@
-// Run-to-run comparison of two reports (`k25comm compare BASE NEW`): matched points side by side and a
-// regression verdict that takes each run's own spread into account.
+// Run-to-run comparison of two reports (`k25comm compare BASE NEW`): points matched with every setup field
+// that changes their figure, side by side, and a verdict that takes each run's own spread into account but
+// has a ceiling.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,14 +13,45 @@
 
 namespace k25 {
 
-struct CompareOptions {
-  std::string base_path, new_path;
+// How strict the comparison is.
+struct CompareRules {
   double threshold_pct = 5.0;  // a change smaller than this is never a regression
+  double max_ratio = 1.5;  // a figure worse (or better) by more than this factor counts whatever the spread
+  std::vector<std::string> allow_mismatch;  // setup fields (SetupField::name) allowed to differ
+  bool allow_missing = false;               // points on one side only are listed but do not fail
 };
 
-// same: within the threshold; noisy: beyond the threshold but within the runs' spread; regression / improved:
-// beyond both; wrong: the new run has wrong elements where the base had none; only_base / only_new:
-// unmatched.
+struct CompareOptions {
+  std::string base_path, new_path;
+  double threshold_pct = 5.0;
+  double max_ratio = 1.5;
+  std::vector<std::string> allow_mismatch;
+  bool allow_missing = false;
+  std::string format = "text";  // text, csv or json
+};
+
+// A field besides the point itself (phase or kind, tokens, mode; serve: concurrency) that changes a figure:
+// two points are compared only when they agree on every such field. Adding a field (e.g. buffer registration)
+// is one entry in setup_fields(). A value of "" means unknown (an older report) and is not compared.
+struct SetupField {
+  std::string name;  // as --allow-mismatch names it
+  // The value for one result; "" where the field does not apply to it (e.g. in_place for All-to-All).
+  std::function<std::string(const RunReport&, const PhaseResult&)> of_result;
+  // The value for the report's serve levels; empty function where the field does not apply to serving.
+  std::function<std::string(const RunReport&)> of_serve;
+};
+const std::vector<SetupField>& setup_fields();
+
+// A setup field that differs between the two runs, with the points where it does.
+struct SetupMismatch {
+  std::string field;
+  std::string base_value, new_value;  // at the first point listed
+  std::vector<std::string> points;
+};
+
+// same: within the threshold; noisy: beyond the threshold but within the runs' spread and the ratio ceiling;
+// regression / improved: beyond the threshold and beyond the spread or the ceiling; wrong: the new run has
+// wrong elements where the base had none; only_base / only_new: the point was measured on one side only.
 enum class Verdict { same, noisy, regression, improved, wrong, only_base, only_new };
 const char* to_string(Verdict verdict);
 
@@ -26,37 +60,42 @@ struct ComparedFigure {
   std::string point;   // "allreduce T=16 eager", "serve C=8"
   std::string figure;  // "step p50 us", "TPOT p50 ms", "output tok/s"
   bool lower_is_better = true;
-  double base = 0, next = 0;  // 0 on the side where the point is missing
-  double ratio = 0;           // next / base
-  double spread = 0;          // noise allowance: max over both runs of p90/p50 - 1
+  std::optional<double> base, next;  // none on the side where the point or the figure is missing
+  std::optional<double> ratio;       // next / base, where both sides have a positive figure
+  double spread = 0;                 // noise allowance: max over both runs of p90/p50 - 1
+  bool beyond_max_ratio = false;     // the ratio alone (not the spread) decided the verdict
   Verdict verdict = Verdict::same;
 };
 
 struct Comparison {
   std::string base_label, new_label;  // "pcie, 8 ranks, nccl, node-a"
   std::string model;
-  double threshold_pct = 5.0;
+  CompareRules rules;
   std::vector<ComparedFigure> figures;
-  std::vector<std::string> notes;  // differences in the setup the reader should know about
-  bool has_regression() const;     // a regression or a wrong verdict
+  std::vector<SetupMismatch> allowed_mismatches;  // differences the user allowed (--allow-mismatch)
+  std::vector<std::string> notes;  // other differences in the setup the reader should know about
+  // A regression, wrong results, or (unless rules.allow_missing) a point missing on one side.
+  bool failed() const;
   int count(Verdict verdict) const;
 };
 
-// Throws UsageError when the two reports cannot be compared: different schema_version, different models, or
-// no point in common.
-void check_comparable(const RunReport& base, const RunReport& next);
-
-// Matches results by (phase, tokens, mode) and serve levels by concurrency. For a figure where lower is
-// better, ratio = next / base; it is a regression when ratio - 1 exceeds both threshold_pct / 100 and the
-// spread, an improvement when base / next - 1 does; noisy when beyond the threshold only. Higher-is-better
-// figures mirror this.
-Comparison compare_reports(const RunReport& base, const RunReport& next, double threshold_pct);
+// Matches results by (phase, tokens, mode) and serve levels by concurrency. Throws UsageError (exit 2) when
+// the reports are not comparable: different models, no point in common, a setup field that differs on matched
+// points and is not allowed (the message names the fields, values and points), or an unknown field in
+// rules.allow_mismatch. For a figure where lower is better, ratio = next / base; it is a regression when
+// ratio - 1 exceeds threshold_pct / 100 and either the spread or max_ratio - 1, an improvement when base /
+// next
+// - 1 does; noisy when beyond the threshold only. Higher-is-better figures mirror this.
+Comparison compare_reports(const RunReport& base, const RunReport& next, const CompareRules& rules);
 
 // Side-by-side table with a summary line, for the console.
 std::string render_comparison(const Comparison& comparison);
+// The same figures as CSV (one row per figure) or as a JSON document with the verdict.
+std::string comparison_csv(const Comparison& comparison);
+nlohmann::json comparison_json(const Comparison& comparison);
 
-// Reads both files, compares, prints the table to `out`; returns 1 on a regression, 0 otherwise. Throws
-// UsageError (exit 2) on unreadable or incompatible inputs or a negative threshold.
+// Reads both files, compares, prints in options.format to `out`; returns 1 when the comparison failed, 0
+// otherwise. Throws UsageError (exit 2) on unreadable or not comparable inputs or bad options.
 int run_compare(const CompareOptions& options, std::ostream& out);
 
 }  // namespace k25

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/count_noun.hpp"
+
 namespace k25 {
 
 std::string report_model_name(const RunReport& report) {
@@ -19,12 +21,13 @@ std::string report_model_name(const RunReport& report) {
 
 std::string report_label(const RunReport& report) {
   std::string label = report.topology.kind.empty() ? "unknown topology" : report.topology.kind;
-  if (report.run.ranks > 0) label += fmt::format(", {} ranks", report.run.ranks);
+  if (report.run.ranks > 0) label += ", " + count_noun(report.run.ranks, "rank");
   if (!report.run.transport.empty()) label += ", " + report.run.transport;
   // run.hosts may list one host per rank: count each host once.
   const std::set<std::string> distinct_hosts(report.run.hosts.begin(), report.run.hosts.end());
   if (!report.run.hosts.empty()) label += ", " + report.run.hosts.front();
-  if (distinct_hosts.size() > 1) label += fmt::format(" +{} hosts", distinct_hosts.size() - 1);
+  if (distinct_hosts.size() > 1)
+    label += " +" + count_noun(static_cast<long long>(distinct_hosts.size()) - 1, "host");
   return label;
 }
 

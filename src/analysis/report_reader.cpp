@@ -21,16 +21,19 @@ void check_schema_version(const nlohmann::json& j, const std::string& where) {
     throw UsageError(fmt::format("{}: no schema_version: not a k25comm report", where));
   }
   const nlohmann::json& version = j["schema_version"];
-  if (version != kReportSchemaVersion) {
-    throw UsageError(fmt::format("{}: schema_version {} is not supported (this build reads version {})",
-                                 where, version.dump(), kReportSchemaVersion));
+  if (!(version >= kOldestReadableSchemaVersion && version <= kReportSchemaVersion)) {
+    throw UsageError(
+        fmt::format("{}: schema_version {} is not supported (this build reads versions {} to {})", where,
+                    version.dump(), kOldestReadableSchemaVersion, kReportSchemaVersion));
   }
 }
 
 RunReport parse_report_object(const nlohmann::json& j, const std::string& source_name) {
   check_schema_version(j, source_name);
   try {
-    return j.get<RunReport>();
+    RunReport report = j.get<RunReport>();
+    report.schema_version = kReportSchemaVersion;  // read into this version's form (see report_reader.hpp)
+    return report;
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("{}: not a valid k25comm report: {}", source_name, e.what()));
   } catch (const std::invalid_argument& e) {  // an unknown phase, mode or dtype name
@@ -47,14 +50,6 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 bool is_blank(const std::string& line) {
   return line.find_first_not_of(" \t\r") == std::string::npos;
-}
-
-// Appends `note` to the run's notes unless it is there already.
-void add_note(RunInfo& run, const std::string& note) {
-  for (const std::string& existing : run.notes) {
-    if (existing == note) return;
-  }
-  run.notes.push_back(note);
 }
 
 // Replaces a result of the same (phase, tokens, mode), or appends.
@@ -113,7 +108,7 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
               fmt::format("{}: a journal starts with a run_start line, found type '{}'", where, type));
         }
         check_schema_version(entry, where);
-        report.schema_version = kReportSchemaVersion;  // check_schema_version accepts no other
+        report.schema_version = kReportSchemaVersion;  // read into this version's form
         report.tool = entry.value("tool", ToolInfo{});
         report.run = entry.value("run", RunInfo{});
         report.topology = entry.value("topology", TopologyInfo{});
@@ -187,6 +182,7 @@ RunReport merge_serve_report(RunReport comm, const RunReport& serve) {
     add_note(comm.run, "serve results of this run were replaced by those of a separate serve report");
   }
   comm.serve = serve.serve;
+  // Notes about serving (a skipped phase, failed requests) are derived from the data by analyze_report.
   add_note(comm.run, fmt::format("serve results from a separate run started {} ({})", serve.run.started_at,
                                  report_label(serve)));
   return comm;

@@ -9,6 +9,12 @@
 
 namespace k25 {
 
+void add_note(RunInfo& run, const std::string& note) {
+  for (const std::string& existing : run.notes)
+    if (existing == note) return;
+  run.notes.push_back(note);
+}
+
 void to_json(nlohmann::json& j, const ToolInfo& t) {
   j = nlohmann::json{{"name", t.name}, {"version", t.version}, {"git_sha", t.git_sha}};
 }
@@ -34,7 +40,8 @@ void to_json(nlohmann::json& j, const RunInfo& r) {
                      {"mpi_version", r.mpi_version},
                      {"compiler", r.compiler},
                      {"complete", r.complete},
-                     {"notes", r.notes}};
+                     {"notes", r.notes},
+                     {"host_cores", r.host_cores}};
   if (!r.incomplete_reason.empty()) j["incomplete_reason"] = r.incomplete_reason;
 }
 
@@ -55,6 +62,7 @@ void from_json(const nlohmann::json& j, RunInfo& r) {
   r.complete = j.value("complete", true);
   r.incomplete_reason = j.value("incomplete_reason", "");
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.host_cores = json_integer_map<int>(j.value("host_cores", nlohmann::json()), "host_cores");
 }
 
 void to_json(nlohmann::json& j, const RunReport& r) {
@@ -64,6 +72,7 @@ void to_json(nlohmann::json& j, const RunReport& r) {
                      {"topology", r.topology},
                      {"results", r.results},
                      {"serve", r.serve},
+                     {"headline", r.headline},
                      {"attribution", r.attribution},
                      {"fits", r.fits}};
 }
@@ -81,6 +90,7 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   }
   r.attribution = j.value("attribution", nlohmann::json::array());
   r.fits = j.value("fits", nlohmann::json::array());
+  r.headline = j.value("headline", std::vector<std::string>{});
 }
 
 }  // namespace k25

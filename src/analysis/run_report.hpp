@@ -14,7 +14,10 @@
 
 namespace k25 {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: empty STATS are null; fits weighted by relative error with alpha >= 0; headline, host_cores, serve
+// vllm_bench_serve. Version 1 files are still read (see report_reader.hpp).
+inline constexpr int kReportSchemaVersion = 2;
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 struct ToolInfo {
   std::string name = "k25comm";
@@ -37,7 +40,11 @@ struct RunInfo {
   bool complete = true;  // false: interrupted or failed; results hold what was gathered
   std::string incomplete_reason;
   std::vector<std::string> notes;  // caveats the reader must see (e.g. one-rank NCCL measures launch cost)
+  std::map<std::string, int> host_cores;  // online CPU cores of each host (oversubscription check)
 };
+
+// Appends `note` to the run's notes unless it is there already.
+void add_note(RunInfo& run, const std::string& note);
 
 struct RunReport {
   int schema_version = kReportSchemaVersion;
@@ -48,6 +55,7 @@ struct RunReport {
   ServeReport serve;
   nlohmann::json attribution = nlohmann::json::array();  // filled by the analysis stage
   nlohmann::json fits = nlohmann::json::array();         // latency = alpha + bytes / beta per phase
+  std::vector<std::string> headline;  // one sentence per serve concurrency, or per token count without serve
 };
 
 void to_json(nlohmann::json& j, const ToolInfo& t);

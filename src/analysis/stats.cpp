@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace k25 {
 
@@ -29,6 +31,11 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
+std::optional<Stats> summarize_if_any(std::vector<double> samples) {
+  if (samples.empty()) return std::nullopt;
+  return summarize(std::move(samples));
+}
+
 void to_json(nlohmann::json& j, const Stats& s) {
   j = {{"min", s.min}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}, {"max", s.max}, {"mean", s.mean}};
 }
@@ -40,6 +47,24 @@ void from_json(const nlohmann::json& j, Stats& s) {
   s.p99 = j.at("p99").get<double>();
   s.max = j.at("max").get<double>();
   s.mean = j.at("mean").get<double>();
+}
+
+}  // namespace k25
+
+namespace k25 {
+
+nlohmann::json stats_or_null(const std::optional<Stats>& stats) {
+  return stats ? nlohmann::json(*stats) : nlohmann::json(nullptr);
+}
+
+std::optional<Stats> stats_from_json_or_null(const nlohmann::json& object, const char* key) {
+  const auto member = object.find(key);
+  if (member == object.end() || member->is_null()) return std::nullopt;
+  try {
+    return member->get<Stats>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string(key) + ": " + e.what());
+  }
 }
 
 }  // namespace k25

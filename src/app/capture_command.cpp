@@ -18,16 +18,13 @@
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 #include "report/atomic_file.hpp"
-#include "report/rerender.hpp"
+#include "report/plot_script.hpp"
 
 namespace k25 {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Exit code of tools/plot-capture when matplotlib cannot be imported (as tools/plot-report's).
-constexpr int kPlotScriptNoMatplotlib = 3;
 
 constexpr const char* kEmitConfigUnavailable =
     "the explicit op-sequence config (the decode-realism issue) is not in this k25comm yet; the captured "

@@ -1,8 +1,13 @@
 // CLI11 definition of k25comm's flags and subcommands, and how flags override the YAML config.
 #include "app/command_line.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -22,42 +27,157 @@ std::string default_config_path() {
 #endif
 }
 
+namespace {
+
+// CLI11's own range checks print a double's bounds in full (300 digits for "positive"): these say it short.
+std::optional<double> as_number(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::optional<long long> as_integer(const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return value;
+}
+
+// A number above `low` (or at least `low` when `low_inclusive`), and at most `high` when given.
+CLI::Validator number_check(double low, bool low_inclusive, std::optional<double> high = std::nullopt) {
+  const std::string bound = fmt::format("{} {:g}", low_inclusive ? "at least" : "above", low);
+  const std::string description = high ? fmt::format("{} and at most {:g}", bound, *high) : bound;
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const std::optional<double> value = as_number(text);
+        if (!value) return fmt::format("'{}' is not a number", text);
+        if (low_inclusive ? *value < low : *value <= low)
+          return fmt::format("must be {}, got {}", bound, text);
+        if (high && *value > *high) return fmt::format("must be at most {:g}, got {}", *high, text);
+        return {};
+      },
+      description);
+}
+
+// An integer in [low, high].
+CLI::Validator integer_check(long long low, long long high = std::numeric_limits<int>::max()) {
+  const std::string description = high == std::numeric_limits<int>::max()
+                                      ? fmt::format("an integer of at least {}", low)
+                                      : fmt::format("an integer from {} to {}", low, high);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const std::optional<long long> value = as_integer(text);
+        if (!value) return fmt::format("'{}' is not an integer", text);
+        if (*value < low || *value > high) return fmt::format("must be {}, got {}", description, text);
+        return {};
+      },
+      description);
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return CLI::Validator(
+      [names, joined](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        return fmt::format("'{}' is not one of: {}", text, joined);
+      },
+      "one of: " + joined);
+}
+
+// "1,,4" keeps its empty item (CLI11's own delimiter drops it silently).
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', begin);
+    items.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
+}
+
+// A comma-separated list whose every item passes `item`; an empty item is an error.
+CLI::Validator list_of(CLI::Validator item) {
+  return CLI::Validator(
+      [item](std::string& text) -> std::string {
+        for (std::string entry : split_items(text)) {
+          if (entry.empty())
+            return fmt::format("'{}' has an empty item (separate items with single commas)", text);
+          const std::string error = item(entry);
+          if (!error.empty()) return fmt::format("item {}", error);
+        }
+        return {};
+      },
+      "comma-separated list, each " + item.get_description());
+}
+
+template <typename T>
+std::vector<T> list_values(const std::vector<std::string>& raw) {
+  std::vector<T> values;
+  for (const std::string& text : raw)
+    for (const std::string& item : split_items(text)) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        values.push_back(item);
+      } else if constexpr (std::is_integral_v<T>) {
+        values.push_back(static_cast<T>(*as_integer(item)));  // checked by the option's validator
+      } else {
+        values.push_back(*as_number(item));
+      }
+    }
+  return values;
+}
+
+}  // namespace
+
 CommandLine parse_command_line(int argc, char** argv, bool print) {
   CommandLine cli;
   for (int i = 0; i < argc; ++i) cli.text += (i ? " " : "") + std::string(argv[i]);
   ConfigOverrides& o = cli.overrides;
+  std::vector<std::string> tokens, phases, modes, concurrency, percentiles, allow_mismatch;
 
   CLI::App app{
       "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
       "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
   app.set_version_flag("--version", fmt::format("k25comm {} ({})", kVersion, git_sha()));
   app.require_subcommand(0, 1);
+  app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
   app.add_option("--sizes,--config", cli.config_path,
                  "YAML config: model, sweep, routing, serve (default configs/kimi.yaml)");
   app.add_option("--out", o.out_dir, "output directory (journal.jsonl, report.json, report.md, trace.json)");
-  app.add_option("--tokens", o.tokens, "token counts to measure, e.g. 1,4,16")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 65536));
+  app.add_option("--tokens", tokens,
+                 "token counts to measure, e.g. 1,4,16: per decode step for AllReduce, per rank for "
+                 "dispatch/combine")
+      ->check(list_of(integer_check(1, 65536)));
   app.add_option("--iters", o.iterations, "timed trials (whole bursts) per point, at most")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--warmup", o.warmup, "untimed bursts before each point (at least 1)");
+      ->check(integer_check(1));
+  app.add_option("--warmup", o.warmup, "untimed bursts before each point (at least 1: NCCL connects lazily)")
+      ->check(integer_check(1));
   app.add_option("--op-iters", o.op_iterations,
                  "trials of the per-op timing pass, at most (0: no per-op pass)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_check(0));
   app.add_option("--time-budget", o.time_budget_s, "seconds per point after which trials stop")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--phases", o.phases, "phases to run: allreduce,alltoall,serve")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"allreduce", "alltoall", "serve"}));
-  app.add_option("--modes", o.modes, "timing modes: eager,graph (graph needs the nccl transport)")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"eager", "graph"}));
+      ->check(number_check(0, false));
+  app.add_option("--phases", phases, "phases to run: allreduce,alltoall,serve")
+      ->check(list_of(one_of({"allreduce", "alltoall", "serve"})));
+  app.add_option("--modes", modes, "timing modes: eager,graph (graph needs the nccl transport)")
+      ->check(list_of(one_of({"eager", "graph"})));
   app.add_option("--backend", o.backend, "transport: auto, nccl or mpi")
-      ->check(CLI::IsMember({"auto", "nccl", "mpi"}));
+      ->check(one_of({"auto", "nccl", "mpi"}));
   app.add_option("--timeout", o.timeout_s, "seconds a collective may take before the run aborts (exit 3)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--dtype", o.dtype, "AllReduce element type: bf16 or fp32")
-      ->check(CLI::IsMember({"bf16", "fp32"}));
+      ->check(number_check(0, false));
+  app.add_option("--dtype", o.dtype, "AllReduce element type: bf16 or fp32")->check(one_of({"bf16", "fp32"}));
   app.add_flag("--in-place", o.in_place, "AllReduce in place (default out of place)");
   app.add_flag("--no-check", o.no_check, "skip the correctness pass");
   app.add_flag("--include-permute", o.include_permute,
@@ -67,25 +187,27 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       "--device-only", o.device_only,
       "nccl: hold the stream until a burst is enqueued, so the step excludes the host's launch cost");
   app.add_option("--routing", o.routing, "routing model: uniform or zipf")
-      ->check(CLI::IsMember({"uniform", "zipf"}));
-  app.add_option("--zipf-s", o.zipf_s, "Zipf exponent over experts")->check(CLI::Range(0.0, 10.0));
+      ->check(one_of({"uniform", "zipf"}));
+  app.add_option("--zipf-s", o.zipf_s, "Zipf exponent over experts")->check(number_check(0, true, 10.0));
   app.add_option("--copies", o.copies, "All-to-All copies: per_rank (normal) or per_expert (low-latency)")
-      ->check(CLI::IsMember({"per_rank", "per_expert"}));
+      ->check(one_of({"per_rank", "per_expert"}));
   app.add_option("--seed", o.seed, "routing seed");
   app.add_option("--endpoint", o.endpoint, "serving endpoint base URL, e.g. http://127.0.0.1:8000");
   app.add_option("--model", o.model, "model name sent to the endpoint");
-  app.add_option("--api", o.api, "chat or completions")->check(CLI::IsMember({"chat", "completions"}));
+  app.add_option("--api", o.api, "chat or completions")->check(one_of({"chat", "completions"}));
   app.add_option("--api-key", o.api_key, "bearer token for the endpoint");
-  app.add_option("--concurrency", o.concurrency, "serve concurrency levels, e.g. 1,8,64")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--requests", o.requests, "counted requests per concurrency level")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--max-tokens", o.max_tokens, "output tokens per request")->check(CLI::PositiveNumber);
+  app.add_option("--concurrency", concurrency, "serve concurrency levels, e.g. 1,8,64")
+      ->check(list_of(integer_check(1, 4096)));
+  app.add_option("--requests", o.requests, "counted requests per concurrency level (0: max(8, 4 x C))")
+      ->check(integer_check(0));
+  app.add_option("--max-tokens", o.max_tokens, "output tokens per request")->check(integer_check(1));
   app.add_option("--prompt-tokens", o.prompt_tokens, "approximate prompt length in tokens")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_check(1));
   app.add_option("--request-rate", o.request_rate, "Poisson arrivals per second (0: closed loop)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_check(0, true));
+  app.add_option("--percentiles", percentiles,
+                 "serve latency percentiles reported as vllm bench serve names them, e.g. 50,90,99")
+      ->check(list_of(number_check(0, false, 100.0)));
   app.add_option("--inject-hang", o.inject_hang, "test only: PHASE:TOKENS:OP waits forever at that op")
       ->group("");  // hidden
   app.add_option("--inject-delay", o.inject_delay,
@@ -96,24 +218,46 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
          "test only: several nccl ranks per GPU, each presented to NCCL as its own host (NCCL_HOSTID); the "
          "figures then describe sockets and time slicing, not a link")
       ->group("Testing");
+  app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
+      ->check(number_check(0, false))
+      ->group("");  // hidden
   bool dry_run = false;
   app.add_flag("--dry-run", dry_run, "print the plan (and write plan.json) without communicating");
   app.add_option("--ranks", cli.dry_run_ranks,
                  "ranks to plan for with --dry-run (default: the launcher's, else 8)")
-      ->check(CLI::Range(1, 65536));
+      ->check(integer_check(1, 65536));
 
-  auto* compare = app.add_subcommand("compare", "compare two report.json files; exit 1 on a regression");
+  auto* compare = app.add_subcommand(
+      "compare",
+      "compare two report.json files: exit 1 on a regression or a missing point, 2 when not comparable");
   compare->add_option("base", cli.compare_base, "baseline report.json")->required();
   compare->add_option("new", cli.compare_new, "new report.json")->required();
   compare
       ->add_option("--threshold", cli.compare_threshold_pct,
-                   "p50 change in percent that counts as a regression")
-      ->check(CLI::PositiveNumber);
+                   "p50 change in percent that counts as a regression when beyond the runs' spread too")
+      ->check(number_check(0, true));
+  compare
+      ->add_option(
+          "--max-ratio", cli.compare_max_ratio,
+          "a figure worse by more than this factor is a regression whatever the spread (default 1.5)")
+      ->check(number_check(1, false));
+  compare
+      ->add_option("--allow-mismatch", allow_mismatch,
+                   "compare points whose setup differs in these fields (dtype, ranks, transport, in_place, "
+                   "bytes, ops_per_step, include_permute, api, max_tokens, prompt_tokens, request_rate, "
+                   "ignore_eos)")
+      ->check(list_of(CLI::Validator([](std::string&) { return std::string(); }, "FIELD")));
+  compare->add_flag("--allow-missing", cli.compare_allow_missing,
+                    "points measured on one side only are listed but do not fail");
+  compare->add_option("--format", cli.compare_format, "output: text, csv or json")
+      ->check(one_of({"text", "csv", "json"}));
 
   auto* report = app.add_subcommand(
-      "report", "re-render report.md, report.json and plots from report.json or a journal");
+      "report", "re-render report.md, report.json, CSV and plots from report.json or a journal");
   report->add_option("file", cli.report_input, "report.json or journal.jsonl")->required();
-  report->add_option("--serve", cli.report_serve, "a second report whose serve results join the attribution");
+  report->add_option("--serve", cli.report_serve,
+                     "a second report whose serve results join the attribution (written to --out, default "
+                     "a new folder beside FILE: the inputs are never overwritten)");
   report->add_option("--out", cli.report_out, "output directory (default: beside FILE)");
 
   CaptureOptions& cap = cli.capture;
@@ -140,14 +284,21 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     cli.command = Command::exit_now;
-    if (print) {
-      cli.exit_code = app.exit(e);
-    } else {
-      cli.exit_code = e.get_exit_code();
+    const bool asked_for_text = e.get_exit_code() == 0;  // --help, --version
+    if (asked_for_text) {
+      cli.exit_code = print ? app.exit(e) : 0;
+      return cli;
     }
-    if (cli.exit_code != 0) cli.exit_code = static_cast<int>(ExitCode::bad_usage);
+    if (print) fmt::print(stderr, "k25comm: error: {}\nRun with --help for more information.\n", e.what());
+    cli.exit_code = static_cast<int>(ExitCode::bad_usage);
     return cli;
   }
+  o.tokens = list_values<int>(tokens);
+  o.phases = list_values<std::string>(phases);
+  o.modes = list_values<std::string>(modes);
+  o.concurrency = list_values<int>(concurrency);
+  o.percentiles = list_values<double>(percentiles);
+  cli.compare_allow_mismatch = list_values<std::string>(allow_mismatch);
   if (compare->parsed()) {
     cli.command = Command::compare;
   } else if (report->parsed()) {
@@ -228,6 +379,7 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
         lookup<ServeApi>({{"chat", ServeApi::chat}, {"completions", ServeApi::completions}}, *o.api, "--api");
   if (o.api_key) c.serve.api_key = *o.api_key;
   if (!o.concurrency.empty()) c.serve.concurrency = o.concurrency;
+  if (!o.percentiles.empty()) c.serve.percentiles = o.percentiles;
   if (o.requests) c.serve.requests = *o.requests;
   if (o.max_tokens) c.serve.max_tokens = *o.max_tokens;
   if (o.prompt_tokens) c.serve.prompt_tokens = *o.prompt_tokens;

@@ -26,6 +26,7 @@ struct ConfigOverrides {
   bool emulate_ranks = false;
   std::optional<std::string> endpoint, model, api, api_key;
   std::vector<int> concurrency;
+  std::vector<double> percentiles;
   std::optional<int> requests, max_tokens, prompt_tokens;
   std::optional<double> request_rate;
   std::optional<std::string> inject_hang, inject_delay;
@@ -39,13 +40,20 @@ struct CommandLine {
   int dry_run_ranks = 0;  // --ranks for --dry-run; 0: from the launcher's environment, else 8
   std::string compare_base, compare_new;
   double compare_threshold_pct = 5.0;
+  double compare_max_ratio = 1.5;                   // a ratio beyond this fails whatever the spread
+  std::vector<std::string> compare_allow_mismatch;  // setup fields allowed to differ (--allow-mismatch)
+  bool compare_allow_missing = false;               // points on one side only do not fail
+  std::string compare_format = "text";              // text, csv or json
   std::string report_input, report_serve, report_out;
-  CaptureOptions capture;  // `k25comm capture`
-  std::string text;        // the command line as given, for the report
+  CaptureOptions capture;            // `k25comm capture`
+  bool verbose = false;              // --verbose: errors also name the source location
+  double progress_interval_s = 5.0;  // a serve level's progress line at most this often (hidden flag)
+  std::string text;                  // the command line as given, for the report
 };
 
-// Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints the
-// reason and returns exit_now with code 2. `print` is false on ranks other than the launcher's rank 0.
+// Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints
+// "k25comm: error: REASON" and returns exit_now with code 2. `print` is false on ranks other than the
+// launcher's rank 0. List flags (--tokens 1,4,16) refuse empty items ("1,,4").
 CommandLine parse_command_line(int argc, char** argv, bool print);
 
 // Applies flags over a loaded config; throws ConfigError/UsageError for bad values (exit 2).

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/count_noun.hpp"
 #include "config/config_json.hpp"
 #include "config/config_loader.hpp"
 #include "report/atomic_file.hpp"
@@ -41,13 +42,16 @@ nlohmann::json plan_to_json(const DecodeStepPlan& plan) {
 int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
   validate_for_ranks(config, ranks);
   const ModelSpec& m = config.model;
-  fmt::print(out, "# k25comm plan: {} on {} ranks (no communication)\n", m.name, ranks);
+  fmt::print(out, "# k25comm plan: {} on {} (no communication)\n", m.name, count_noun(ranks, "rank"));
   fmt::print(out,
              "# hidden {}, {} layers ({} dense, {} MoE), {} routed experts top-{}, routing {} (seed {}), "
              "copies {}\n",
              m.hidden_size, m.num_layers, m.dense_layers, m.moe_layers(), m.routed_experts,
              m.experts_per_token, to_string(config.routing.model), config.routing.seed,
              to_string(config.routing.copies));
+  fmt::print(out,
+             "# tokens: per decode step for allreduce (the batch of T = C requests), per rank for dispatch "
+             "and combine\n");
   fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}\n", "tokens", "phase", "dtype",
              "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank");
   nlohmann::json plans = nlohmann::json::array();

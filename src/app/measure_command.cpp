@@ -2,17 +2,21 @@
 #include "app/measure_command.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "analysis/analyze.hpp"
 #include "analysis/chrome_trace.hpp"
 #include "analysis/point_result.hpp"
+#include "analysis/report_notes.hpp"
 #include "analysis/run_report.hpp"
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
+#include "common/count_noun.hpp"
 #include "common/interrupt.hpp"
 #include "config/config_json.hpp"
 #include "config/config_loader.hpp"
@@ -23,6 +27,7 @@
 #include "report/console_table.hpp"
 #include "report/journal.hpp"
 #include "report/markdown_report.hpp"
+#include "report/report_files.hpp"
 #include "serve/serve_phase.hpp"
 #include "topology/topology_label.hpp"
 #include "topology/topology_probe.hpp"
@@ -76,24 +81,48 @@ struct CoordinatorState {
   std::unique_ptr<Journal> journal;
   std::vector<TrialTimeline> timelines;
   ConsoleTable table{stdout};
-  ProgressLine progress;
+  ProgressLine progress;                         // on a terminal
+  PeriodicProgress sweep_progress{stdout, 5.0};  // "# sweep: 3/18 done, ..., ETA ..." lines, anywhere
 };
 
-void write_outputs(const RunConfig& config, CoordinatorState& state) {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Writes trace.json, the CSV files, the plots (not when the run is being stopped: mpirun's SIGKILL follows
+// its SIGTERM within seconds), report.md and report.json, then the journal's run_end; lists every file
+// written.
+void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_plots) {
   RunReport& report = state.report;
   report.run.finished_at = utc_now_iso8601();
   analyze_report(report);
   const std::string dir = config.output.dir;
-  if (config.output.trace && !state.timelines.empty())
+  std::vector<std::string> written = {state.journal->path()};
+  if (config.output.trace && !state.timelines.empty()) {
     write_file_atomically(dir + "/" + kTraceFileName, chrome_trace(state.timelines).dump() + "\n");
+    written.push_back(dir + "/" + kTraceFileName);
+  }
   // report.json last: where it exists, every other output of the run was written before it.
-  write_file_atomically(dir + "/report.md", render_markdown(report, existing_artifacts(dir)));
-  write_file_atomically(dir + "/report.json", nlohmann::json(report).dump(2) + "\n");
+  const WrittenFiles files = write_report_files(report, dir, with_plots);
+  written.insert(written.end(), files.paths.begin(), files.paths.end());
   state.journal->append({{"type", "run_end"},
                          {"finished_at", report.run.finished_at},
                          {"complete", report.run.complete},
                          {"incomplete_reason", report.run.incomplete_reason},
                          {"notes", report.run.notes}});
+  std::istringstream plot_lines(files.plot_message);
+  for (std::string line; std::getline(plot_lines, line);)
+    if (!line.empty()) state.table.print_note(line);
+  for (const std::string& path : written) state.table.print_note("wrote " + path);
+}
+
+std::string plan_summary(const std::vector<DecodeStepPlan>& plans, const std::vector<TimingMode>& modes,
+                         const SweepSpec& sweep, int points) {
+  return fmt::format(
+      "sweep: {} ({} x {} x {} mode{}), each at most {} trials or {:g} s", count_noun(points, "point"),
+      count_noun(static_cast<long long>(plans.size()), "token count"),
+      count_noun(plans.empty() ? 0 : static_cast<long long>(plans.front().phases.size()), "phase"),
+      modes.size(), modes.size() == 1 ? "" : "s", sweep.iterations, sweep.time_budget_s);
 }
 
 }  // namespace
@@ -110,8 +139,8 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     ensure_writable_directory(config.output.dir);
     // Reports of an earlier run in this directory would describe another journal: a run that fails must not
     // leave them looking like its own.
-    for (const char* stale : {"/report.json", "/report.md"})
-      std::filesystem::remove(config.output.dir + stale);
+    for (const std::string& stale : report_file_names())
+      std::filesystem::remove(config.output.dir + "/" + stale);
     state->journal = std::make_unique<Journal>(config.output.dir + "/journal.jsonl");
     if (serve_asked) check_endpoint_reachable(config.serve);
   });
@@ -119,9 +148,20 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   ChosenTransport chosen = make_transport(config, context);
   Transport& transport = *chosen.transport;
   const bool graph_capable = transport.supports_graph();
+  std::vector<TimingMode> modes;
+  for (TimingMode mode : config.sweep.modes)
+    if (mode == TimingMode::eager || graph_capable) modes.push_back(mode);
+  const bool comm_asked = config.sweep.run_allreduce || config.sweep.run_alltoall;
+  // Every rank knows the transport's answer: a run that would measure none of its modes stops on all of them.
+  if (comm_asked && modes.empty())
+    throw UsageError(fmt::format(
+        "--modes graph: the {} transport has no graph mode (CUDA graphs need --backend nccl on GPUs), so "
+        "nothing would be measured; add eager (--modes eager,graph) or run on the nccl transport",
+        transport.name()));
   TopologyInfo topology = probe_topology(context, transport.device());
   if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
   const std::vector<std::string> hosts = gather_host_names(context);
+  const std::map<std::string, int> host_cores = gather_host_cores(context, hosts);
 
   if (state) {
     RunReport& report = state->report;
@@ -139,6 +179,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     run.env = launcher_environment();
     run.mpi_version = mpi_library_version();
     run.compiler = kCompiler;
+    run.host_cores = host_cores;
     if (const std::string caveat = transport.caveat(context.size()); !caveat.empty())
       run.notes.push_back(caveat);
     if (!config.transport.inject_delay.empty())
@@ -151,25 +192,25 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     if (!graph_capable &&
         std::count(config.sweep.modes.begin(), config.sweep.modes.end(), TimingMode::graph) > 0)
       run.notes.push_back("graph mode needs the nccl transport (CUDA graphs); only eager mode was measured");
-    if (config.sweep.run_serve && config.serve.endpoint.empty()) {
+    if (config.sweep.run_serve && config.serve.endpoint.empty())
       report.serve.skipped_reason = "no endpoint configured (serve.endpoint or --endpoint)";
-      run.notes.push_back("serve phase skipped: " + report.serve.skipped_reason);
-    }
     report.topology = topology;
+    // What is known before measuring (a skipped serve phase, oversubscribed hosts), in run_start as well.
+    refresh_derived_notes(report, {});
     state->journal->append({{"type", "run_start"},
                             {"schema_version", kReportSchemaVersion},
                             {"tool", report.tool},
                             {"run", run},
                             {"topology", report.topology}});
-    state->table.print_note(fmt::format("k25comm {} ({}) | {} | {} ranks on {} host(s) | transport {}",
-                                        kVersion, git_sha(), config.model.name, context.size(),
-                                        context.host_count(), chosen.reason));
+    state->table.print_note(fmt::format("k25comm {} ({}) | {} | {} on {} | transport {}", kVersion, git_sha(),
+                                        config.model.name, count_noun(context.size(), "rank"),
+                                        count_noun(context.host_count(), "host"), chosen.reason));
     state->table.print_note(
         fmt::format("topology {} {} | clock: {}", topology.kind, topology.link_description, run.clock));
     for (const auto& note : run.notes) state->table.print_note("note: " + note);
     state->table.print_note(
         "times: max over ranks per trial; op = one collective, step = the whole burst of one decode step");
-    if (config.sweep.run_allreduce || config.sweep.run_alltoall) state->table.print_header();
+    if (comm_asked) state->table.print_header();
   }
 
   // Plans are pure data: every rank derives the same ones.
@@ -180,11 +221,12 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   transport.allocate(largest_buffers(plans));
   const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only};
 
-  std::vector<TimingMode> modes;
-  for (TimingMode mode : config.sweep.modes)
-    if (mode == TimingMode::eager || graph_capable) modes.push_back(mode);
   int total_points = 0, done_points = 0;
   for (const auto& plan : plans) total_points += static_cast<int>(plan.phases.size() * modes.size());
+  const auto sweep_started = std::chrono::steady_clock::now();
+  if (state) state->sweep_progress = PeriodicProgress(stdout, cli.progress_interval_s);
+  if (state && total_points > 0)
+    state->table.print_note(plan_summary(plans, modes, config.sweep, total_points));
 
   bool interrupted = false;
   std::uint64_t wrong_total = 0;
@@ -212,11 +254,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           state->journal->append({{"type", "result"}, {"result", result}});
           state->table.print_row(result);
           if (result.launch_bound)
-            state->table.print_note(
-                fmt::format("launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue "
-                            "the burst; graph "
-                            "mode or --device-only shows what the GPUs take",
-                            result.launch_us->p50, result.step_us.p50));
+            state->table.print_note(fmt::format(
+                "launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue the burst; graph "
+                "mode or --device-only shows what the GPUs take",
+                result.launch_us->p50, result.step_us.p50));
+          state->sweep_progress.update("sweep", done_points, 0, total_points, seconds_since(sweep_started));
           if (state->timelines.size() < kMaxTracedPoints)
             state->timelines.push_back(make_trial_timeline(phase, mode, hosts, point, timing));
         }
@@ -230,9 +272,8 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     state->progress.clear();
     state->report.run.complete = false;
     state->report.run.incomplete_reason = stop.message();
-    write_outputs(config, *state);
-    state->table.print_note(fmt::format("wrote {}/report.json, report.md and journal.jsonl (incomplete: {})",
-                                        config.output.dir, stop.message()));
+    write_outputs(config, *state, /*with_plots=*/false);
+    state->table.print_note("incomplete: " + stop.message());
     throw Error(ExitCode::interrupted, stop.message());
   }
 
@@ -240,8 +281,10 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   if (serve_asked && !interrupted) {
     run_on_coordinator(context, [&] {
       bool serve_started = false;
-      state->report.serve =
-          run_serve_phase(config.serve, [&](const ServeReport& header, const ServeLevel& level) {
+      PeriodicProgress progress(stdout, cli.progress_interval_s);
+      state->report.serve = run_serve_phase(
+          config.serve,
+          [&](const ServeReport& header, const ServeLevel& level) {
             if (!serve_started) {
               ServeReport without_levels = header;
               without_levels.levels.clear();
@@ -249,12 +292,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
               serve_started = true;
             }
             state->journal->append({{"type", "serve_level"}, {"level", level}});
-            fmt::print(
-                "# serve: concurrency {:>4}: {}/{} completed, TPOT p50 {:.2f} ms, TTFT p50 {:.1f} ms, {:.1f} "
-                "tok/s\n",
-                level.concurrency, level.completed, level.requests, level.tpot_ms.p50, level.ttft_ms.p50,
-                level.output_tokens_per_s);
-            std::fflush(stdout);
+            state->table.print_note(serve_level_line(level, config.serve.percentiles));
+          },
+          [&](const LevelProgress& level) {
+            progress.update(fmt::format("serve C={}", level.concurrency), level.finished, level.failed,
+                            level.total, level.elapsed_s);
           });
     });
   }
@@ -267,14 +309,19 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
                                   ? fmt::format("interrupted by signal {}", interrupt_signal())
                                   : "serve phase " + state->report.serve.stopped_reason;
     }
-    write_outputs(config, *state);
-    state->table.print_note(
-        fmt::format("wrote {}/report.json, report.md and journal.jsonl", config.output.dir));
+    write_outputs(config, *state, /*with_plots=*/run.complete);
+    for (const std::string& sentence : state->report.headline)
+      state->table.print_note("headline: " + sentence);
     if (wrong_total > 0) {
       state->table.print_note(fmt::format("FAILED: {} wrong elements in the correctness pass", wrong_total));
       throw MeasurementFailure(fmt::format("{} wrong elements in the correctness pass", wrong_total));
     }
     if (!run.complete) throw Error(ExitCode::interrupted, run.incomplete_reason);
+    // Everything measured is written; a level where nothing completed has no figure at all: the run failed.
+    if (const std::string failed = describe_failed_levels(state->report.serve); !failed.empty()) {
+      state->table.print_note("FAILED: serve phase: " + failed);
+      throw RuntimeFault("serve phase failed: " + failed);
+    }
   });
   return 0;
 }

@@ -2,6 +2,7 @@
 #include "app/run_facts.hpp"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <array>
 #include <chrono>
@@ -77,6 +78,16 @@ std::vector<std::string> gather_host_names(const RankContext& context) {
   for (int r = 0; context.is_coordinator() && r < context.size(); ++r)
     hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * mine.size());
   return hosts;
+}
+
+std::map<std::string, int> gather_host_cores(const RankContext& context,
+                                             const std::vector<std::string>& hosts) {
+  const int mine = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  std::vector<int> all(context.is_coordinator() ? static_cast<std::size_t>(context.size()) : 0);
+  K25_MPI_CHECK(MPI_Gather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, 0, context.world()));
+  std::map<std::string, int> cores;
+  for (std::size_t r = 0; r < all.size() && r < hosts.size(); ++r) cores[hosts[r]] = all[r];
+  return cores;
 }
 
 namespace {

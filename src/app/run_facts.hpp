@@ -14,6 +14,9 @@ std::map<std::string, std::string> launcher_environment();  // NCCL_*, UCX_*, us
 std::string mpi_library_version();
 std::vector<std::string> gather_host_names(
     const RankContext& context);  // collective; index = rank, full on rank 0
+// Collective: the online CPU cores of each host (full on rank 0), for the oversubscription caveat.
+std::map<std::string, int> gather_host_cores(const RankContext& context,
+                                             const std::vector<std::string>& hosts);
 
 // The launcher's rank from the environment before MPI_Init (Open MPI, PMIx, Slurm); 0 when not launched.
 int launcher_rank();

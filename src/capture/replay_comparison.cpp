@@ -127,10 +127,10 @@ std::vector<LiveAttributionRow> live_attribution(const CaptureResult& capture,
     }
   };
   for (const ServeLevel& level : levels) {
-    if (level.completed <= 0 || level.tpot_ms.p50 <= 0) continue;
+    if (level.completed <= 0 || !level.tpot_ms || level.tpot_ms->p50 <= 0) continue;
     LiveAttributionRow row;
     row.concurrency = level.concurrency;
-    row.tpot_ms = level.tpot_ms.p50;
+    row.tpot_ms = level.tpot_ms->p50;
     row.tpot_source = "serve p50";
     row.tokens = level.concurrency;
     if (!comm) {

@@ -27,19 +27,17 @@ std::string host_name() {
   return name.data();
 }
 
-std::string full_message(const std::string& message, const std::string& call, const char* file, int line,
-                         int rank, const std::string& host) {
+std::string full_message(const std::string& message, const std::string& call, int rank,
+                         const std::string& host) {
   const std::string call_part = call.empty() ? "" : fmt::format(" [call: {}]", call);
-  const std::string file_part = file == nullptr ? "" : fmt::format(" [at {}:{}]", file, line);
   const std::string rank_part = rank < 0 ? "" : fmt::format(" [rank {} on {}]", rank, host);
-  return fmt::format("{}{}{}{}", message, call_part, file_part, rank_part);
+  return fmt::format("{}{}{}", message, call_part, rank_part);
 }
 
 }  // namespace
 
 Error::Error(ExitCode code, const std::string& message, std::string failed_call, const char* file, int line)
-    : std::runtime_error(
-          full_message(message, failed_call, file, line, world_rank_or_minus_one(), host_name())),
+    : std::runtime_error(full_message(message, failed_call, world_rank_or_minus_one(), host_name())),
       code_(code),
       message_(message),
       failed_call_(std::move(failed_call)),
@@ -47,6 +45,10 @@ Error::Error(ExitCode code, const std::string& message, std::string failed_call,
       line_(line),
       rank_(world_rank_or_minus_one()),
       host_(host_name()) {}
+
+std::string Error::location() const {
+  return file_.empty() ? std::string() : fmt::format("{}:{}", file_, line_);
+}
 
 ConfigError::ConfigError(const std::string& config_file, int config_line, const std::string& key,
                          const std::string& message)

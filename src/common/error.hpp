@@ -16,7 +16,8 @@ enum class ExitCode : int {
   interrupted = 130,       // SIGINT/SIGTERM: partial results written, marked incomplete
 };
 
-// Base of every error k25comm throws. `what()` is the full one-line message.
+// Base of every error k25comm throws. `what()` is the one-line message with the failed call and the rank;
+// the source location (`location()`) is left out of it: users see it with --verbose only.
 class Error : public std::runtime_error {
  public:
   Error(ExitCode code, const std::string& message, std::string failed_call = {}, const char* file = nullptr,
@@ -29,6 +30,14 @@ class Error : public std::runtime_error {
   int line() const noexcept { return line_; }
   int rank() const noexcept { return rank_; }  // -1 where MPI was not running
   const std::string& host() const noexcept { return host_; }
+  // "file:line" where the error was raised; empty when not recorded.
+  std::string location() const;
+
+  // True when every rank raised this same error at the same point (e.g. a fact all ranks agreed on with a
+  // collective): the top level then lets rank 0 alone print it and ends every rank with MPI_Finalize and the
+  // error's exit code, instead of MPI_Abort and one message per rank. Set with on_every_rank().
+  bool raised_on_every_rank() const noexcept { return on_every_rank_; }
+  void mark_raised_on_every_rank() noexcept { on_every_rank_ = true; }
 
  private:
   ExitCode code_;
@@ -36,7 +45,16 @@ class Error : public std::runtime_error {
   int line_ = 0;
   int rank_ = -1;
   std::string host_;
+  bool on_every_rank_ = false;
 };
+
+// Marks an error as raised identically on every rank: `throw on_every_rank(RuntimeFault("..."));` keeps the
+// error's type (and so its exit code) and lets the top level end the job quietly (see Error).
+template <typename E>
+E on_every_rank(E error) {
+  error.mark_raised_on_every_rank();
+  return error;
+}
 
 // Bad command line (exit 2).
 class UsageError : public Error {

@@ -250,7 +250,7 @@ void read_serve(ConfigReader& in, const YAML::Node& node, ServeSpec& s) {
   in.expect_map(node, "serve",
                 {"endpoint", "api", "model", "api_key", "concurrency", "requests", "warmup_requests",
                  "max_tokens", "prompt_tokens", "ignore_eos", "request_rate", "connect_timeout_s",
-                 "idle_timeout_s", "request_timeout_s"});
+                 "idle_timeout_s", "request_timeout_s", "percentiles"});
   in.optional(node, "endpoint", [&](auto& n) { s.endpoint = in.text(n, "serve.endpoint"); });
   in.optional(node, "api", [&](auto& n) {
     s.api = in.choice(
@@ -277,6 +277,13 @@ void read_serve(ConfigReader& in, const YAML::Node& node, ServeSpec& s) {
               [&](auto& n) { s.idle_timeout_s = in.number(n, "serve.idle_timeout_s", 0.01, 86400); });
   in.optional(node, "request_timeout_s",
               [&](auto& n) { s.request_timeout_s = in.number(n, "serve.request_timeout_s", 0.01, 86400); });
+  in.optional(node, "percentiles", [&](auto& n) {
+    if (!n.IsSequence() || n.size() == 0)
+      in.fail(n, "serve.percentiles", "expected a non-empty list of numbers");
+    s.percentiles.clear();
+    for (std::size_t i = 0; i < n.size(); ++i)
+      s.percentiles.push_back(in.number(n[i], "serve.percentiles", 0.001, 100));
+  });
 }
 
 void read_output(ConfigReader& in, const YAML::Node& node, OutputSpec& o) {

@@ -90,6 +90,8 @@ struct ServeSpec {
   double connect_timeout_s = 10.0;
   double idle_timeout_s = 60.0;  // no byte for this long: the request fails as a timeout
   double request_timeout_s = 600.0;
+  std::vector<double> percentiles = {
+      99};  // of TTFT/TPOT/ITL/E2EL, as vllm bench serve's --metric-percentiles
 };
 
 struct OutputSpec {

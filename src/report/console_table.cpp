@@ -3,7 +3,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
+
+#include "serve/level_metrics.hpp"
 
 namespace k25 {
 
@@ -15,6 +20,7 @@ void ConsoleTable::print_header() const {
   fmt::print(
       out_, "# {:>9} {:>6} {:>11} {:>4} {:>5} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
       "", "", "(per op)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(rank)");
+  fmt::print(out_, "# tokens: per decode step for allreduce, per rank for dispatch and combine\n");
   std::fflush(out_);
 }
 
@@ -35,20 +41,81 @@ void ConsoleTable::print_note(const std::string& text) const {
   std::fflush(out_);
 }
 
-ProgressLine::ProgressLine() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+ProgressLine::ProgressLine() {
+  if (::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1) out_ = stdout;
+}
+
+std::string duration_text(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 90 * 60) return fmt::format("{:.1f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
+
+std::string eta_text(int done, int total, double elapsed_s) {
+  if (done <= 0) return "ETA unknown";
+  return "ETA " + duration_text(elapsed_s / done * std::max(total - done, 0));
+}
 
 void ProgressLine::show(int done, int total, const std::string& what) {
-  if (!enabled_) return;
-  fmt::print(stderr, "\r\033[K[{}/{}] {}", done, total, what);
-  std::fflush(stderr);
+  if (out_ == nullptr) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  fmt::print(out_, "\r\033[K[{}/{}] {} | {} elapsed, {}", done, total, what, duration_text(elapsed),
+             eta_text(done, total, elapsed));
+  std::fflush(out_);
   shown_ = true;
 }
 
 void ProgressLine::clear() {
-  if (!enabled_ || !shown_) return;
-  fmt::print(stderr, "\r\033[K");
-  std::fflush(stderr);
+  if (out_ == nullptr || !shown_) return;
+  fmt::print(out_, "\r\033[K");
+  std::fflush(out_);
   shown_ = false;
+}
+
+}  // namespace k25
+
+namespace k25 {
+
+void PeriodicProgress::update(const std::string& what, int done, int failed, int total, double elapsed_s) {
+  if (what != what_) {
+    what_ = what;
+    last_line_s_ = 0;
+  }
+  if (elapsed_s - last_line_s_ < interval_s_) return;
+  last_line_s_ = elapsed_s;
+  fmt::print(out_, "# {}: {}/{} done{}, {} elapsed, {}\n", what, done, total,
+             failed > 0 ? fmt::format(", {} failed", failed) : "", duration_text(elapsed_s),
+             eta_text(done, total, elapsed_s));
+  std::fflush(out_);
+}
+
+namespace {
+
+std::string metric(const ServeLevel& level, const std::string& key) {
+  const auto found = level.vllm_bench_serve.find(key);
+  if (found == level.vllm_bench_serve.end() || !found->second) return "-";
+  return fmt::format("{:.4g}", *found->second);
+}
+
+}  // namespace
+
+std::string serve_level_line(const ServeLevel& level, const std::vector<double>& percentiles) {
+  std::string line = fmt::format("serve C={}: {}/{} completed in {}", level.concurrency, level.completed,
+                                 level.requests, duration_text(level.duration_s));
+  if (level.failed > 0) line += fmt::format(", {} failed: {}", level.failed, describe_errors(level));
+  if (level.completed == 0) return line + ": no latency figures";
+  const std::string pname = percentiles.empty() ? "p99" : percentile_name(percentiles.front());
+  for (const char* name : {"ttft", "tpot", "itl", "e2el"}) {
+    std::string upper = name;
+    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    line += fmt::format(" | {} mean {} median {} P{} {} ms", upper,
+                        metric(level, fmt::format("mean_{}_ms", name)),
+                        metric(level, fmt::format("median_{}_ms", name)), pname.substr(1),
+                        metric(level, fmt::format("{}_{}_ms", pname, name)));
+  }
+  line += fmt::format(" | output {} tok/s, total {} tok/s", metric(level, "output_throughput"),
+                      metric(level, "total_token_throughput"));
+  return line;
 }
 
 }  // namespace k25

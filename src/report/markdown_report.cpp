@@ -13,6 +13,7 @@
 #include "analysis/attribution.hpp"
 #include "analysis/latency_fit.hpp"
 #include "analysis/report_identity.hpp"
+#include "serve/level_metrics.hpp"
 
 namespace k25 {
 
@@ -149,6 +150,13 @@ std::string render_system(const RunReport& r) {
   return md;
 }
 
+std::string render_headline(const RunReport& r) {
+  if (r.headline.empty()) return {};
+  std::string md = "## Headline\n\n";
+  for (const std::string& sentence : r.headline) md += "- " + sentence + "\n";
+  return md + "\n";
+}
+
 std::string render_notes(const RunReport& r) {
   std::vector<std::string> notes;
   if (!r.run.complete) {
@@ -167,6 +175,10 @@ std::string render_notes(const RunReport& r) {
   return md + "\n";
 }
 
+// Below these many samples, p99 (p90) is the largest sample or interpolated next to it.
+constexpr int kTrialsForP99 = 100;
+constexpr int kTrialsForP90 = 10;
+
 std::string bytes_cell(const PhaseResult& p) {
   if (p.phase == Phase::allreduce) return with_thousands(static_cast<double>(p.bytes_per_op));
   return fmt::format("{} ({})", with_thousands(p.bytes_per_rank_mean), with_thousands(p.bytes_per_rank_max));
@@ -177,12 +189,22 @@ std::string render_phase_tables(const RunReport& r) {
   if (r.results.empty()) return md + "No phase results were gathered.\n\n";
   md +=
       "Times are microseconds of the slowest rank per trial. *op* is one collective, *step* the whole burst "
-      "of one "
-      "decode step. *launch* is the host time to enqueue a step's burst (absent where each op completes "
-      "before "
-      "its launch returns). The *slowest rank* is the one the others waited for: the latest to arrive at the "
-      "step after the trial's barrier, with how much later than the median rank it arrived (near 0: no "
-      "straggler). Bandwidths in GB/s (1e9 B/s); busbw as nccl-tests defines it.\n\n";
+      "of one decode step; *trials* is how many steps the step percentiles are over. Bandwidths in GB/s "
+      "(1e9 B/s); busbw as nccl-tests defines it. *tokens* is per decode step for allreduce (T = C "
+      "requests) and per rank for dispatch and combine. *launch* is the host time to enqueue a step's burst "
+      "(absent where each op completes before its launch returns). The *slowest rank* is the one the others "
+      "waited for: the latest to arrive at the step after the trial's barrier, with how much later than the "
+      "median rank it arrived (near 0: no straggler).\n\n";
+  int fewest_trials = 0;
+  for (const PhaseResult& p : r.results)
+    if (fewest_trials == 0 || p.iterations < fewest_trials) fewest_trials = p.iterations;
+  if (fewest_trials > 0 && fewest_trials < kTrialsForP99) {
+    md += fmt::format(
+        "Some points have as few as {} trials: their p99 (and p90 below {} trials) is the largest sample or "
+        "interpolated next to it, not a tail estimate. Read it as a maximum; raise `--iters` or "
+        "`--time-budget` for tails.\n\n",
+        fewest_trials, kTrialsForP90);
+  }
   constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
   for (Phase phase : kPhases) {
     std::vector<const PhaseResult*> rows;
@@ -195,17 +217,18 @@ std::string render_phase_tables(const RunReport& r) {
     });
     const bool alltoall = phase != Phase::allreduce;
     md += fmt::format("### {}\n\n", to_string(phase));
-    md += header({"tokens", "mode", alltoall ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "op p50",
-                  "op p90", "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link",
-                  "wrong", "slowest rank (lead)"});
+    md += header({alltoall ? "tokens/rank" : "tokens/step", "mode",
+                  alltoall ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "trials", "op p50", "op p90",
+                  "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link", "wrong",
+                  "slowest rank (lead)"});
     for (const PhaseResult* p : rows) {
       const std::string launch =
           p->launch_us ? num(p->launch_us->p50) + (p->launch_bound ? " launch-bound" : "") : "-";
       md += row({std::to_string(p->tokens),
                  std::string(to_string(p->mode)) + (p->device_only ? " (device-only)" : ""), bytes_cell(*p),
-                 std::to_string(p->ops_per_step), num(p->op_us.p50), num(p->op_us.p90), num(p->step_us.p50),
-                 num(p->step_us.p90), num(p->step_us.p99), launch, num(p->algbw_gbps), num(p->busbw_gbps),
-                 p->link_fraction ? percent(*p->link_fraction) : "-",
+                 std::to_string(p->ops_per_step), std::to_string(p->iterations), num(p->op_us.p50),
+                 num(p->op_us.p90), num(p->step_us.p50), num(p->step_us.p90), num(p->step_us.p99), launch,
+                 num(p->algbw_gbps), num(p->busbw_gbps), p->link_fraction ? percent(*p->link_fraction) : "-",
                  p->checked ? std::to_string(p->wrong) : "not checked",
                  fmt::format("{} ({} us)", p->slowest_rank, num(p->arrival_lead_us))});
     }
@@ -229,6 +252,48 @@ std::string render_phase_tables(const RunReport& r) {
   return md;
 }
 
+// One STATS figure of a serve level, "-" where the level has no sample.
+std::string stat_cell(const std::optional<Stats>& stats, double Stats::*figure) {
+  return stats ? num((*stats).*figure) : "-";
+}
+
+std::string vllm_cell(const ServeLevel& level, const std::string& key) {
+  const auto found = level.vllm_bench_serve.find(key);
+  return found == level.vllm_bench_serve.end() || !found->second ? "-" : num(*found->second);
+}
+
+// The serve levels as vllm bench serve prints them, one column per concurrency.
+std::string render_vllm_metrics(const ServeReport& s) {
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"Successful requests", "completed"},
+      {"Benchmark duration (s)", "duration"},
+      {"Total input tokens", "total_input_tokens"},
+      {"Total generated tokens", "total_output_tokens"},
+      {"Request throughput (req/s)", "request_throughput"},
+      {"Output token throughput (tok/s)", "output_throughput"},
+      {"Total Token throughput (tok/s)", "total_token_throughput"}};
+  const std::vector<double> percentiles = s.percentiles.empty() ? std::vector<double>{99} : s.percentiles;
+  for (const auto& [label, name] : std::vector<std::pair<std::string, std::string>>{
+           {"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}) {
+    rows.push_back({fmt::format("Mean {} (ms)", label), fmt::format("mean_{}_ms", name)});
+    rows.push_back({fmt::format("Median {} (ms)", label), fmt::format("median_{}_ms", name)});
+    for (const double p : percentiles) {
+      const std::string pname = percentile_name(p);
+      rows.push_back(
+          {fmt::format("P{} {} (ms)", pname.substr(1), label), fmt::format("{}_{}_ms", pname, name)});
+    }
+  }
+  std::vector<std::string> head = {"metric (as vllm bench serve names it)"};
+  for (const ServeLevel& l : s.levels) head.push_back(fmt::format("C={}", l.concurrency));
+  std::string md = header(head);
+  for (const auto& [label, key] : rows) {
+    std::vector<std::string> cells = {label};
+    for (const ServeLevel& l : s.levels) cells.push_back(vllm_cell(l, key));
+    md += row(cells);
+  }
+  return md;
+}
+
 std::string render_serve(const RunReport& r) {
   std::string md = "## Serving\n\n";
   const ServeReport& s = r.serve;
@@ -240,20 +305,49 @@ std::string render_serve(const RunReport& r) {
   }
   md += fmt::format(
       "Endpoint {} ({} API), model `{}`, prompt about {} tokens, max_tokens {}. TTFT: {}. Token counts: "
-      "{}. Times in ms.\n\n",
+      "{}. Times in ms; `-` where no request completed.\n\n",
       cell(s.endpoint), cell(s.api), s.model, s.prompt_tokens, s.max_tokens, cell(s.ttft_definition),
       cell(s.token_count_source));
+  if (s.request_rate > 0) {
+    md += fmt::format(
+        "Requests arrived as a Poisson process at {:g} per second, at most C in flight: C is a cap, not the "
+        "number of requests in flight, which is about rate x E2EL when that is below C.\n\n",
+        s.request_rate);
+  }
   md += header({"concurrency", "requests", "completed", "failed", "TTFT p50", "TPOT p50", "TPOT p90",
-                "ITL p50", "E2EL p50", "output tok/s", "req/s", "errors"});
+                "ITL p50", "E2EL p50", "output tok/s", "req/s", "window", "errors"});
+  bool any_level_span = false;
   for (const ServeLevel& l : s.levels) {
     std::vector<std::string> errors;
     for (const auto& [kind, count] : l.errors) errors.push_back(fmt::format("{} {}", kind, count));
+    any_level_span = any_level_span || l.window_kind == "level_span";
     md += row({std::to_string(l.concurrency), std::to_string(l.requests), std::to_string(l.completed),
-               std::to_string(l.failed), num(l.ttft_ms.p50), num(l.tpot_ms.p50), num(l.tpot_ms.p90),
-               num(l.itl_ms.p50), num(l.e2el_ms.p50), num(l.output_tokens_per_s), num(l.requests_per_s),
-               cell(join(errors, ", "))});
+               std::to_string(l.failed), stat_cell(l.ttft_ms, &Stats::p50), stat_cell(l.tpot_ms, &Stats::p50),
+               stat_cell(l.tpot_ms, &Stats::p90), stat_cell(l.itl_ms, &Stats::p50),
+               stat_cell(l.e2el_ms, &Stats::p50), l.completed > 0 ? num(l.output_tokens_per_s) : "-",
+               l.completed > 0 ? num(l.requests_per_s) : "-", cell(l.window_kind), cell(join(errors, ", "))});
   }
-  return md + "\n";
+  md +=
+      "\n*output tok/s* and *req/s* are over the level's steady window (from the first completion until the "
+      "first completion not replaced by a new request), where every request slot is busy.";
+  if (any_level_span) {
+    md +=
+        " Where *window* says `level_span`, too few requests completed inside that window and the whole "
+        "level "
+        "(first start to last end, ramp-up and tail included) was used instead: those rates are lower than "
+        "the steady state. Give more requests per level (`--requests`) for a steady window.";
+  }
+  md += "\n\n";
+  bool any_vllm = false;
+  for (const ServeLevel& l : s.levels) any_vllm = any_vllm || !l.vllm_bench_serve.empty();
+  if (any_vllm) {
+    md +=
+        "### Serving, in vllm bench serve's terms\n\nOver each whole level (its *duration*, first start to "
+        "last end), as `vllm bench serve` reports a run; `-` where there is no sample or the server did not "
+        "send `usage.prompt_tokens`.\n\n";
+    md += render_vllm_metrics(s) + "\n";
+  }
+  return md;
 }
 
 const char* source_mark(EstimateSource source) {
@@ -296,16 +390,25 @@ std::string render_attribution(const RunReport& r) {
   std::vector<std::string> head = {"C", "T", "TPOT p50 ms"};
   for (const std::string& key : keys) head.push_back(key + " ms (share)");
   md += header(head);
+  bool above_tpot = false;
   for (const AttributionRow& a : rows) {
     std::vector<std::string> cells = {std::to_string(a.concurrency), std::to_string(a.tokens),
                                       num(a.tpot_ms)};
     for (const std::string& key : keys) {
       const CommShare* c = find_share(a, key);
-      cells.push_back(
-          c ? fmt::format("{} ({:.0f} %){}", num(c->comm_ms), c->share * 100.0, source_mark(c->source))
-            : "-");
+      above_tpot = above_tpot || (c && c->share > 1.0);
+      cells.push_back(c ? fmt::format("{} ({:.0f} %{}){}", num(c->comm_ms), c->share * 100.0,
+                                      c->share > 1.0 ? " **above TPOT**" : "", source_mark(c->source))
+                        : "-");
     }
     md += row(cells);
+  }
+  if (above_tpot) {
+    md +=
+        "\n**Shares above 100 %**: a decode step cannot spend longer communicating than the whole step "
+        "takes. "
+        "The communication and serve figures do not describe the same system (other nodes, transport, rank "
+        "count or settings): these shares are not meaningful.\n";
   }
   return md + "\n";
 }
@@ -324,19 +427,27 @@ std::string render_fits(const RunReport& r) {
   }
   if (fits.empty()) return md + "No fit: a phase needs at least two measured byte counts.\n\n";
   md +=
-      "Least squares over op p50 against bytes per rank per op; ± is one standard error. The prediction is "
-      "ops/step x (alpha + T x bytes per token / beta).\n\n";
-  md += header({"phase", "mode", "points (tokens)", "alpha us", "beta GB/s", "R²",
-                "predicted step at T=1 / 64 / 512 us", "note"});
+      "Least squares over op p50 against bytes per rank per op, on relative errors (each point counts by its "
+      "percentage miss, not its size) with alpha and beta never negative, so no prediction is; ± is one "
+      "standard error. *worst miss* is the largest relative error of the fit at a measured point (all in "
+      "report.json `fits[].residuals`). The prediction is ops/step x (alpha + T x bytes per token / beta); "
+      "`**` marks a token count outside the measured range (extrapolated).\n\n";
+  std::string predicted_head = "predicted step at T=";
+  for (std::size_t i = 0; i < prediction_tokens().size(); ++i)
+    predicted_head += (i ? " / " : "") + std::to_string(prediction_tokens()[i]);
+  md += header({"phase", "mode", "points (tokens)", "alpha us", "beta GB/s", "R²", "worst miss",
+                predicted_head + " us", "note"});
   for (const LatencyFit& f : fits) {
+    std::string predictions;
+    for (const int tokens : prediction_tokens()) {
+      const StepPrediction p = predict_step(f, tokens);
+      predictions += (predictions.empty() ? "" : " / ") + num(p.step_us) + (p.extrapolated ? " **" : "");
+    }
     md += row({to_string(f.phase), to_string(f.mode),
                fmt::format("{} ({}-{})", f.points, f.min_tokens, f.max_tokens),
                num(f.alpha_us) + optional_pm(f.alpha_stderr_us),
                f.beta_gbps ? num(*f.beta_gbps) + optional_pm(f.beta_stderr_gbps) : "-",
-               fmt::format("{:.4f}", f.r_squared),
-               fmt::format("{} / {} / {}", num(predict_step_us(f, 1)), num(predict_step_us(f, 64)),
-                           num(predict_step_us(f, 512))),
-               cell(f.note)});
+               fmt::format("{:.4f}", f.r_squared), percent(f.max_relative_error), predictions, cell(f.note)});
   }
   return md + "\n";
 }
@@ -361,6 +472,7 @@ std::string render_markdown(const RunReport& report, const std::vector<ReportArt
   const std::string model = report_model_name(report);
   std::string md =
       fmt::format("# k25comm report{}: {}\n\n", model.empty() ? "" : " of " + model, report_label(report));
+  md += render_headline(report);
   md += render_notes(report);
   md += render_system(report);
   md += render_phase_tables(report);

@@ -2,6 +2,10 @@
 #include "serve/level_metrics.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
 
 namespace k25 {
 namespace {
@@ -34,15 +38,39 @@ WindowCount count_inside(const std::vector<RequestRecord>& records, SteadyTime b
   return count;
 }
 
+// mean_, median_, std_ (population, as numpy's) and pNN_ of one latency in vllm bench serve's names; null
+// when there is no sample.
+void add_latency_metrics(std::map<std::string, std::optional<double>>& metrics, const std::string& name,
+                         std::vector<double> samples, const std::vector<double>& percentiles) {
+  std::sort(samples.begin(), samples.end());
+  const bool any = !samples.empty();
+  const double count = static_cast<double>(samples.size());
+  const double mean = any ? std::accumulate(samples.begin(), samples.end(), 0.0) / count : 0.0;
+  double squares = 0;
+  for (const double value : samples) squares += (value - mean) * (value - mean);
+  const auto value_if_any = [any](double value) { return any ? std::optional<double>(value) : std::nullopt; };
+  metrics["mean_" + name + "_ms"] = value_if_any(mean);
+  metrics["median_" + name + "_ms"] = value_if_any(percentile(samples, 0.5));
+  metrics["std_" + name + "_ms"] = value_if_any(any ? std::sqrt(squares / count) : 0.0);
+  for (const double p : percentiles)
+    metrics[percentile_name(p) + "_" + name + "_ms"] = value_if_any(percentile(samples, p / 100.0));
+}
+
 }  // namespace
 
+std::string percentile_name(double percentile) {
+  return fmt::format("p{:g}", percentile);
+}
+
 ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& counted,
-                           const LevelWindow& window) {
+                           const LevelWindow& window, const std::vector<double>& percentiles) {
   ServeLevel level;
   level.concurrency = concurrency;
   level.requests = static_cast<int>(counted.size());
   std::vector<double> ttft, tpot, itl, e2el;
   int from_usage = 0, from_chunks = 0;
+  long long prompt_tokens = 0;
+  bool prompt_tokens_sent = false;
   for (const RequestRecord& r : counted) {
     if (!r.ok) {
       ++level.failed;
@@ -54,6 +82,10 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
     (r.usage_tokens ? from_usage : from_chunks) += 1;
     const long long tokens = r.output_tokens();
     level.output_tokens += tokens;
+    if (r.usage_prompt_tokens) {
+      prompt_tokens += *r.usage_prompt_tokens;
+      prompt_tokens_sent = true;
+    }
     if (r.content_times.empty()) continue;
     const double first = ms_between(r.start, r.content_times.front());
     const double last = ms_between(r.start, r.content_times.back());
@@ -66,23 +98,46 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
   level.token_count_source = from_usage > 0 && from_chunks > 0 ? "mixed"
                              : from_chunks > 0                 ? "chunks"
                                                                : "usage";
-  level.ttft_ms = summarize(std::move(ttft));
-  level.tpot_ms = summarize(std::move(tpot));
-  level.itl_ms = summarize(std::move(itl));
-  level.e2el_ms = summarize(std::move(e2el));
+  if (prompt_tokens_sent) level.input_tokens = prompt_tokens;
+  std::map<std::string, std::optional<double>>& vllm = level.vllm_bench_serve;
+  add_latency_metrics(vllm, "ttft", ttft, percentiles);
+  add_latency_metrics(vllm, "tpot", tpot, percentiles);
+  add_latency_metrics(vllm, "itl", itl, percentiles);
+  add_latency_metrics(vllm, "e2el", e2el, percentiles);
+  level.ttft_ms = summarize_if_any(std::move(ttft));
+  level.tpot_ms = summarize_if_any(std::move(tpot));
+  level.itl_ms = summarize_if_any(std::move(itl));
+  level.e2el_ms = summarize_if_any(std::move(e2el));
 
+  vllm["completed"] = level.completed;
+  vllm["total_output_tokens"] = static_cast<double>(level.output_tokens);
+  vllm["total_input_tokens"] =
+      level.input_tokens ? std::optional<double>(static_cast<double>(*level.input_tokens)) : std::nullopt;
+  vllm["duration"] = std::nullopt;
+  vllm["request_throughput"] = std::nullopt;
+  vllm["output_throughput"] = std::nullopt;
+  vllm["total_token_throughput"] = std::nullopt;
   if (counted.empty()) return level;
+  SteadyTime first_start = counted.front().start, last_end = counted.front().end;
+  for (const RequestRecord& r : counted) {
+    first_start = std::min(first_start, r.start);
+    last_end = std::max(last_end, r.end);
+  }
+  level.duration_s = s_between(first_start, last_end);
+  if (level.duration_s > 0) {
+    vllm["duration"] = level.duration_s;
+    vllm["request_throughput"] = level.completed / level.duration_s;
+    vllm["output_throughput"] = static_cast<double>(level.output_tokens) / level.duration_s;
+    if (level.input_tokens)
+      vllm["total_token_throughput"] =
+          static_cast<double>(*level.input_tokens + level.output_tokens) / level.duration_s;
+  }
   WindowCount inside = count_inside(counted, window.begin, window.end, /*include_begin=*/false);
   double seconds = s_between(window.begin, window.end);
   level.window_kind = "steady";
   if (inside.completions < concurrency || seconds <= 0) {
-    SteadyTime span_begin = counted.front().start, span_end = counted.front().end;
-    for (const RequestRecord& r : counted) {
-      span_begin = std::min(span_begin, r.start);
-      span_end = std::max(span_end, r.end);
-    }
-    inside = count_inside(counted, span_begin, span_end, /*include_begin=*/true);
-    seconds = s_between(span_begin, span_end);
+    inside = count_inside(counted, first_start, last_end, /*include_begin=*/true);
+    seconds = level.duration_s;
     level.window_kind = "level_span";
   }
   level.window_s = seconds;

@@ -1,6 +1,7 @@
 // Reduction of one concurrency level's request records to the report's ServeLevel (pure: no clock, no I/O).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "serve/request_record.hpp"
@@ -23,7 +24,13 @@ struct LevelWindow {
 // is worth output_tokens / content_chunks tokens) and the completions after its begin, up to its end. When
 // fewer than `concurrency` requests completed inside the window (too few requests for a steady state), both
 // use the whole level span (first start to last end) instead and window_kind says "level_span".
+// Distributions without a sample (no request completed) are left empty, never zero. vllm_bench_serve holds
+// the same figures under vllm bench serve's names, over the level span (its "duration"), with the pNN of
+// `percentiles` (e.g. {50, 90, 99}).
 ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& counted,
-                           const LevelWindow& window);
+                           const LevelWindow& window, const std::vector<double>& percentiles = {99});
+
+// "p99", "p99.9": the name vllm bench serve gives a percentile.
+std::string percentile_name(double percentile);
 
 }  // namespace k25

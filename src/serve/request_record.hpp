@@ -33,10 +33,11 @@ inline constexpr const char* transport = "transport";            // any other li
 struct RequestRecord {
   long long id = 0;
   bool warmup = false;
-  SteadyTime start{};                     // just before the request was handed to libcurl
-  SteadyTime end{};                       // transfer finished, failed or was abandoned
-  std::vector<SteadyTime> content_times;  // arrival of each chunk carrying generated text
-  std::optional<long long> usage_tokens;  // usage.completion_tokens when the server sent it
+  SteadyTime start{};                            // just before the request was handed to libcurl
+  SteadyTime end{};                              // transfer finished, failed or was abandoned
+  std::vector<SteadyTime> content_times;         // arrival of each chunk carrying generated text
+  std::optional<long long> usage_tokens;         // usage.completion_tokens when the server sent it
+  std::optional<long long> usage_prompt_tokens;  // usage.prompt_tokens when the server sent it
   bool ok = false;
   std::string error_class;  // one of serve_error::*, empty when ok
   std::string error_message;

@@ -24,7 +24,8 @@ std::string combined_source(const std::string& so_far, const std::string& level)
 
 }  // namespace
 
-ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level) {
+ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
+                            const ServeProgressSink& on_progress) {
   ServeReport report;
   report.endpoint = spec.endpoint;
   report.api = to_string(spec.api);
@@ -40,6 +41,7 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
   report.max_tokens = spec.max_tokens;
   report.ignore_eos = spec.ignore_eos;
   report.request_rate = spec.request_rate;
+  report.percentiles = spec.percentiles;
   if (spec.endpoint.empty()) {
     report.skipped_reason = "no endpoint configured (serve.endpoint / --endpoint)";
     return report;
@@ -66,13 +68,20 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
     plan.count = counted_requests(spec, concurrency);
     plan.rate_per_s = spec.request_rate;
     plan.seed = seed++;
+    if (on_progress) {
+      const SteadyTime began = SteadyClock::now();
+      plan.on_progress = [&, began](int finished, int failed) {
+        on_progress({concurrency, finished, failed, plan.count,
+                     std::chrono::duration<double>(SteadyClock::now() - began).count()});
+      };
+    }
     const BatchResult batch = client.run(plan);
     if (batch.interrupted) {  // a partial level would read as a measured one: leave it out
       report.stopped_reason =
           fmt::format("interrupted by signal {} during concurrency {}", interrupt_signal(), concurrency);
       break;
     }
-    ServeLevel level = summarize_level(concurrency, batch.records, batch.window);
+    ServeLevel level = summarize_level(concurrency, batch.records, batch.window, spec.percentiles);
     level.warmup_requests = std::max(spec.warmup_requests, 0);
     if (level.completed > 0)
       report.token_count_source = combined_source(report.token_count_source, level.token_count_source);

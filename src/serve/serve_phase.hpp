@@ -13,11 +13,23 @@ namespace k25 {
 // this one), `level` the one just measured.
 using ServeLevelSink = std::function<void(const ServeReport& header, const ServeLevel& level)>;
 
+// Where a level's counted requests stand while it runs.
+struct LevelProgress {
+  int concurrency = 0;
+  int finished = 0;  // completed or failed
+  int failed = 0;
+  int total = 0;         // counted requests of the level
+  double elapsed_s = 0;  // since the counted requests began
+};
+// Called as requests finish and at least every 100 ms while a level runs (the caller decides what to print).
+using ServeProgressSink = std::function<void(const LevelProgress& progress)>;
+
 // Rank 0 only. Needs a live CurlGlobal. For each concurrency level C in spec.concurrency: warm-up requests
 // (spec.warmup_requests, at most C at once, not counted), then spec.requests counted requests (0: max(8, 4
 // C)), closed loop at C in flight, or Poisson arrivals at spec.request_rate capped at C in flight. With
 // spec.endpoint empty nothing is sent: ran = false and skipped_reason says why. Failed requests are counted
 // by class, never thrown; the endpoint is not pre-checked here (call check_endpoint_reachable first).
-ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level);
+ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
+                            const ServeProgressSink& on_progress = {});
 
 }  // namespace k25

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ struct ServeLevel {
   int completed = 0;
   int failed = 0;
   std::map<std::string, int> errors;  // error class -> count (connect_refused, dns, timeout, http_4xx, ...)
-  Stats ttft_ms, tpot_ms, itl_ms, e2el_ms;
+  // Over completed requests; none (null in report.json) when no completed request gave a sample.
+  std::optional<Stats> ttft_ms, tpot_ms, itl_ms, e2el_ms;
   double output_tokens_per_s = 0;  // over the level's steady window
   double requests_per_s = 0;
   double window_s = 0;             // length of the steady window
@@ -27,7 +29,16 @@ struct ServeLevel {
   std::string window_kind;         // "steady" or "level_span" (too few requests for a steady window)
   std::string token_count_source;  // this level's: "usage", "chunks" or "mixed"
   std::map<std::string, std::string> error_examples;  // error class -> first message seen
+  double duration_s = 0;  // first counted request's start to the last one's end (vllm bench serve's duration)
+  std::optional<long long> input_tokens;  // sum of usage.prompt_tokens of completed requests that sent it
+  // The level in vllm bench serve's names (its result JSON): completed, duration, total_input_tokens,
+  // total_output_tokens, request_throughput, output_throughput, total_token_throughput, and mean_, median_,
+  // std_ and pNN_ of ttft_ms, tpot_ms, itl_ms, e2el_ms. A value is null when it has no sample.
+  std::map<std::string, std::optional<double>> vllm_bench_serve;
 };
+
+// The request outcomes of a level in words: "http_5xx 6 (HTTP 500: injected server failure)".
+std::string describe_errors(const ServeLevel& level);
 
 struct ServeReport {
   bool ran = false;
@@ -41,7 +52,8 @@ struct ServeReport {
   int prompt_tokens = 0, max_tokens = 0;
   bool prompt_tokens_approximate = true;  // prompts are built without a tokenizer
   bool ignore_eos = false;
-  double request_rate = 0;  // 0: closed loop at fixed concurrency; else Poisson arrivals per second
+  double request_rate = 0;          // 0: closed loop at fixed concurrency; else Poisson arrivals per second
+  std::vector<double> percentiles;  // the pNN of vllm_bench_serve (serve.percentiles)
   std::vector<ServeLevel> levels;
 };
 

@@ -1,6 +1,8 @@
 // Classification of OpenAI streaming chunks and extraction of error messages from error bodies.
 #include "serve/stream_chunk.hpp"
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 namespace k25 {
@@ -60,6 +62,12 @@ StreamChunk interpret_stream_chunk(std::string_view data) {
     const auto tokens = usage->find("completion_tokens");
     if (tokens != usage->end() && tokens->is_number_integer())
       chunk.completion_tokens = tokens->get<long long>();
+    // A count no prompt reaches is not believed: sums of such counts could overflow.
+    constexpr std::uint64_t kMostPromptTokens = std::uint64_t{1} << 40;
+    const auto prompt = usage->find("prompt_tokens");
+    if (prompt != usage->end() && prompt->is_number_unsigned() &&
+        prompt->get<std::uint64_t>() <= kMostPromptTokens)
+      chunk.prompt_tokens = static_cast<long long>(prompt->get<std::uint64_t>());
   }
   if (const auto choices = j.find("choices"); choices != j.end() && choices->is_array()) {
     for (const auto& choice : *choices) {

@@ -255,7 +255,13 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
   SteadyTime next_idle_scan = next_arrival + kIdleScanInterval;
   std::optional<SteadyTime> window_begin, window_end;
 
+  int failed = 0;
+  const auto finished = [&](RequestRecord record) {
+    if (!record.ok) ++failed;
+    result.records.push_back(std::move(record));
+  };
   while (launched < plan.count || in_flight > 0) {
+    if (plan.on_progress) plan.on_progress(static_cast<int>(result.records.size()), failed);
     if (interrupt_signal() != 0) {  // epoll_wait returns early on the signal: stop within one loop turn
       result.interrupted = true;
       break;
@@ -283,7 +289,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
       Transfer* transfer = nullptr;
       curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &transfer);
       const int curl_result = message->data.result;  // read before the handle is removed
-      result.records.push_back(complete(*transfer, curl_result));
+      finished(complete(*transfer, curl_result));
       --in_flight;
       finished_any = true;
       if (!window_begin) window_begin = result.records.back().end;
@@ -301,7 +307,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
         curl_off_t pretransfer_us = 0;
         curl_easy_getinfo(transfer->easy.get(), CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
         if (connect_us == 0 && pretransfer_us == 0) continue;
-        result.records.push_back(abandon_idle(*transfer, now));
+        finished(abandon_idle(*transfer, now));
         --in_flight;
         finished_any = true;
         if (!window_begin) window_begin = now;
@@ -333,9 +339,10 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
       socket_action(CURL_SOCKET_TIMEOUT, 0);
     }
   }
-  const SteadyTime finished = SteadyClock::now();
-  result.window.begin = window_begin.value_or(finished);
-  result.window.end = window_end.value_or(finished);
+  if (plan.on_progress) plan.on_progress(static_cast<int>(result.records.size()), failed);
+  const SteadyTime ended = SteadyClock::now();
+  result.window.begin = window_begin.value_or(ended);
+  result.window.end = window_end.value_or(ended);
   return result;
 }
 

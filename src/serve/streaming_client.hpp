@@ -3,16 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/unique_fd.hpp"
 #include "config/run_config.hpp"
 #include "serve/curl_handles.hpp"
 #include "serve/level_metrics.hpp"
 #include "serve/request_record.hpp"
-#include "common/unique_fd.hpp"
 
 namespace k25 {
 
@@ -23,6 +24,9 @@ struct BatchPlan {
   double rate_per_s = 0;    // 0: closed loop (a finished request is replaced at once); else Poisson arrivals
   std::uint64_t seed = 42;  // of the Poisson arrival times
   bool warmup = false;      // marks the records
+  // Called as requests finish and at least every 100 ms while the batch runs: requests finished so far
+  // (completed or failed) and how many of them failed. Optional.
+  std::function<void(int finished, int failed)> on_progress;
 };
 
 struct BatchResult {

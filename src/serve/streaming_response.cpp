@@ -24,6 +24,7 @@ bool StreamingResponse::on_body(std::string_view bytes, SteadyTime now) {
   for (const SseEvent& event : events_) {
     const StreamChunk chunk = interpret_stream_chunk(event.data);
     if (chunk.completion_tokens) record_.usage_tokens = chunk.completion_tokens;
+    if (chunk.prompt_tokens) record_.usage_prompt_tokens = chunk.prompt_tokens;
     switch (chunk.kind) {
       case ChunkKind::content:
         record_.content_times.push_back(now);

@@ -1,6 +1,8 @@
 #!/bin/bash
-# tools/nightly with a stand-in launcher: exit code = compare's (0 same run, 1 regression), the run's own code when
-# the run failed, and the dated folder holds report.md, plots and compare.txt.
+# tools/nightly with a stand-in launcher: exit 0 for the same run, 1 for a regression or a missing point, 2 for
+# reports that cannot be compared, 3 whenever the run itself failed; --oversubscribe where the node has fewer cores
+# than ranks; --update-baseline leaves the baseline alone unless everything passed; the dated folder holds
+# report.md, plots and compare.txt.
 # usage: nightly_check.sh SOURCE_DIR K25COMM WORK_DIR
 set -euo pipefail
 src=$1 k25comm=$2 work=$3
@@ -10,9 +12,11 @@ cp "$data/pcie-report.json" "$work/baseline.json"
 printf 'model: {name: kimi-k2.5}\n' > "$work/config.yaml"
 fail() { echo "FAIL: $*"; exit 1; }
 nightly() {
+  local name=$1
+  shift
   set +e
-  "$src/tools/nightly" --config "$work/config.yaml" --baseline "$work/baseline.json" --np 8 --out-root "$work/$1" \
-    --mpirun "$src/tests/analysis/fake_mpirun.sh" --k25comm "$k25comm"
+  "$src/tools/nightly" --config "$work/config.yaml" --baseline "$work/baseline.json" --np "${NP:-8}" \
+    --out-root "$work/$name" --mpirun "$src/tests/analysis/fake_mpirun.sh" --k25comm "$k25comm" "$@"
   local rc=$?
   set -e
   return $rc
@@ -36,4 +40,35 @@ grep -q "REGRESSION" "$work/slower/"*/compare.txt || fail "compare.txt does not 
 
 K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=3 nightly crashed && rc=0 || rc=$?
 [ "$rc" -eq 3 ] || fail "run that failed with 3: exit $rc, expected 3"
-echo "ok: nightly exit codes and outputs"
+# A run with wrong results exits 1 itself: the nightly says 3 (the run failed), never 1 (a regression).
+K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=1 nightly wrong && rc=0 || rc=$?
+[ "$rc" -eq 3 ] || fail "run that failed with 1: exit $rc, expected 3 (run failure, not a regression)"
+
+# More ranks than cores: --oversubscribe reaches the launcher, as tools/mpirun-k25comm adds it.
+NP=$(( $(nproc) + 1 )) K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json nightly busy &&
+  rc=0 || rc=$?
+[ "$rc" -eq 0 ] || fail "oversubscribed run: exit $rc, expected 0"
+grep -qx -- "--oversubscribe" "$work/args.txt" || fail "no --oversubscribe with more ranks than cores"
+NP=1 K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json nightly one-rank && rc=0 || rc=$?
+! grep -qx -- "--oversubscribe" "$work/args.txt" || fail "--oversubscribe with fewer ranks than cores"
+
+# --update-baseline: a baseline with a point the new run lacks is not replaced (a missing point fails).
+python3 - "$data/nvlink-report.json" "$work/baseline.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+extra = dict(report["results"][3])
+extra["tokens"] = 256
+report["results"].append(extra)
+json.dump(report, open(sys.argv[2], "w"))
+PY
+before=$(sha256sum <"$work/baseline.json")
+K25_FAKE_REPORT=$data/nvlink-report.json nightly missing --update-baseline && rc=0 || rc=$?
+[ "$rc" -eq 1 ] || fail "a run missing the baseline's T=256: exit $rc, expected 1"
+grep -q "missing points: allreduce T=256 eager (base only)" "$work/missing/"*/compare.txt ||
+  fail "compare.txt does not list the missing point"
+[ "$(sha256sum <"$work/baseline.json")" = "$before" ] || fail "--update-baseline replaced the baseline after a failure"
+cp "$data/nvlink-report.json" "$work/baseline.json"
+K25_FAKE_REPORT=$data/nvlink-report.json nightly update --update-baseline && rc=0 || rc=$?
+[ "$rc" -eq 0 ] || fail "same run with --update-baseline: exit $rc, expected 0"
+grep -q '"schema_version": 2' "$work/baseline.json" || fail "--update-baseline did not copy the passing report"
+echo "ok: nightly exit codes, --oversubscribe, --update-baseline and outputs"

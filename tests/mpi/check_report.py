@@ -38,7 +38,7 @@ def main():
 
     with open(f"{args.out}/report.json") as f:
         report = json.load(f)
-    check(report["schema_version"] == 1, "schema_version")
+    check(report["schema_version"] == 2, "schema_version")
     check(report["tool"]["name"] == "k25comm" and report["tool"]["version"], "tool")
     run = report["run"]
     check(run["ranks"] == args.ranks, f"run.ranks {run['ranks']}")
@@ -106,7 +106,7 @@ def main():
 
     lines = open(f"{args.out}/journal.jsonl").read().splitlines()
     records = [json.loads(line) for line in lines]
-    check(records[0]["type"] == "run_start" and records[0]["schema_version"] == 1, "journal starts with run_start")
+    check(records[0]["type"] == "run_start" and records[0]["schema_version"] == 2, "journal starts with run_start")
     check(records[-1]["type"] == "run_end" and records[-1]["complete"] is True, "journal ends with run_end")
     journaled = [rec["result"] for rec in records if rec["type"] == "result"]
     check(journaled == results, "journal results equal report.json results")
@@ -135,11 +135,30 @@ def main():
         check(len(ops) == args.ranks * r["ops_per_step"], f"{name}: per-op pass slices, one per op and rank")
         check(all(e["args"]["bytes"] > 0 or r["phase"] != "allreduce" for e in ops), f"{name}: bytes in op slices")
 
+    # results.csv: one row per point, columns named as in report.json.
+    import csv
+    with open(f"{args.out}/results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    check(len(rows) == len(results), f"results.csv has {len(rows)} rows for {len(results)} results")
+    for row, r in zip(rows, results):
+        check((row["phase"], int(row["tokens"]), row["mode"]) == (r["phase"], r["tokens"], r["mode"]),
+              "results.csv rows follow report.json")
+        check(math.isclose(float(row["step_us.p50"]), r["step_us"]["p50"]), "results.csv step_us.p50")
+    check(len(report["headline"]) == len(tokens), "one headline sentence per token count without serve")
+    check(report["headline"][0].startswith(f"T={tokens[0]}: AllReduce burst "), report["headline"][0])
+
     if args.console:
         console = open(args.console).read()
         check("busbw" in console and "allreduce" in console, "console table printed")
         if "allreduce" in phases:
             check(console.count("\n  allreduce") == len(tokens), "one console row per AllReduce point")
+        points = len(phases) * len(tokens)
+        check(f"# sweep: {points} points ({len(tokens)} token counts x {len(phases)} phase{'s' if len(phases) > 1 else ''} x 1 mode)" in console,
+              "the sweep's point count")
+        for name in ("journal.jsonl", "report.json", "report.md", "results.csv", "trace.json"):
+            check(f"# wrote {args.out}/{name}" in console, f"the console lists {name}")
+        if "allreduce" in phases:
+            check(f"# headline: T={tokens[0]}: AllReduce burst" in console, "the headline on the console")
     print(f"ok: {len(results)} results, {len(records)} journal lines, wrong == 0 everywhere")
 
 

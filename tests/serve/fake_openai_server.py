@@ -26,6 +26,28 @@ DEFAULTS = {
     "itl_ms": 20.0, "ttft_ms": 100.0, "usage": 1, "tokens_per_chunk": 1, "role": 1, "crlf": 0,
     "comments": 0, "split": 0, "fault": "", "fault_every": 1,
 }
+OPTION_HELP = {
+    "itl_ms": "inter-token interval: one content chunk every ITL_MS milliseconds after the first",
+    "ttft_ms": "time to first token: the first content chunk TTFT_MS milliseconds after the request arrived",
+    "usage": "1: send a usage chunk (prompt_tokens 10, completion_tokens) when the request asks for it; 0: never",
+    "tokens_per_chunk": "tokens carried by each content chunk",
+    "role": "chat API: 1 sends a role-only first chunk at once (it carries no text), 0 leaves it out",
+    "crlf": "1: end SSE lines with \\r\\n instead of \\n",
+    "comments": "1: put an SSE comment line (': ping') before each event",
+    "split": "1: send each event in two writes, a few bytes apart",
+    "fault": "inject a fault into generation requests (see the list below); empty: none",
+    "fault_every": "inject the fault only into every Nth generation request (1: all of them)",
+}
+FAULT_HELP = {
+    "http400": "HTTP 400 with a nested error body {\"error\": {\"message\": ...}}",
+    "http500": "HTTP 500 with a flat error body {\"object\": \"error\", \"message\": ...}",
+    "stream_error": "200, two tokens, then an error event, then [DONE]",
+    "cut": "200, two tokens, then the connection is closed mid-body",
+    "nodone": "a complete stream that ends without data: [DONE]",
+    "bad_json": "200, two tokens, then a data event that is not valid JSON, then silence",
+    "stall": "200 and one token, then silence (idle timeout on the client)",
+    "stall_headers": "the request is read and never answered",
+}
 
 
 class State:
@@ -247,11 +269,22 @@ async def handle(state, reader, writer):
 
 
 async def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0)
+    faults = "\n".join(f"  {name:<14} {text}" for name, text in FAULT_HELP.items())
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Each option above is a server-wide default; a request overrides it with leading path segments,\n"
+               "e.g. http://127.0.0.1:PORT/itl_ms=20/fault=cut/v1/completions (tests/serve/test_serve.py).\n"
+               "GET /stats returns the server's own send times per request; POST /reset clears them.\n\n"
+               "faults (--fault or /fault=NAME):\n" + faults)
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default %(default)s)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="port to listen on; 0 picks a free one (printed as 'PORT <n>' on stdout)")
     for key, value in DEFAULTS.items():
-        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value, dest=key)
+        choices = list(FAULT_HELP) + [""] if key == "fault" else None
+        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value, dest=key,
+                            choices=choices, metavar=key.upper(),
+                            help=f"{OPTION_HELP[key]} (default {value!r})")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="exit after this long (safety)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})

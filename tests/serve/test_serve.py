@@ -326,5 +326,116 @@ class EndpointTests(unittest.TestCase):
         self.assertEqual(result["serve"]["levels"], [])
 
 
+def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180):
+    """k25comm's serve phase alone under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest)."""
+    command = [os.environ.get("K25_MPIRUN", "mpirun"), "-np", str(ranks), "--oversubscribe",
+               os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", "serve",
+               "--endpoint", endpoint, "--out", out_dir, *flags]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+class RunTests(unittest.TestCase):
+    """The serve phase inside a k25comm run: failed levels fail the run after the reports are written,
+    partial failures are noted, progress lines appear, vllm bench serve's metrics are reported."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = FakeServer("--itl-ms", "5", "--ttft-ms", "20")
+        cls.work = os.path.join(os.getcwd(), "run-tests")
+        os.makedirs(cls.work, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def out(self, name):
+        return os.path.join(self.work, name)
+
+    def load(self, name):
+        with open(os.path.join(self.out(name), "report.json")) as f:
+            return json.load(f)
+
+    def test_every_request_failing_fails_the_run_after_writing_the_reports(self):
+        done = run_k25comm(self.out("all-fail"), self.server.url + "/fault=http500", "--concurrency", "1,2",
+                           "--requests", "3", "--max-tokens", "4")
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn("k25comm: error: serve phase failed: concurrency 1: 0 of 3 requests completed (http_5xx 3",
+                      done.stderr)
+        self.assertEqual(done.stderr.count("k25comm: error:"), 1, done.stderr)  # once, from rank 0
+        self.assertIn("serve C=1: 0/3 completed", done.stdout)
+        self.assertIn("no latency figures", done.stdout)
+        self.assertNotIn("TPOT p50 0.00", done.stdout)
+        report = self.load("all-fail")
+        for level in report["serve"]["levels"]:
+            self.assertEqual(level["completed"], 0)
+            self.assertEqual(level["errors"], {"http_5xx": level["requests"]})
+            for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"):
+                self.assertIsNone(level[key], key)
+            self.assertIsNone(level["vllm_bench_serve"]["median_tpot_ms"])
+        notes = report["run"]["notes"]
+        self.assertTrue(any(n.startswith("serve C=1: none of 3 requests completed (http_5xx 3") for n in notes), notes)
+        with open(os.path.join(self.out("all-fail"), "report.md")) as f:
+            self.assertIn("serve C=2: none of 3 requests completed", f.read())
+        with open(os.path.join(self.out("all-fail"), "journal.jsonl")) as f:
+            self.assertEqual(sum('"serve_level"' in line for line in f), 2)
+        self.assertTrue(os.path.isfile(os.path.join(self.out("all-fail"), "serve.csv")))
+
+    def test_partial_failures_are_noted_and_the_run_passes(self):
+        done = run_k25comm(self.out("partial"), self.server.url + "/fault=http500/fault_every=3", "--concurrency",
+                           "2", "--requests", "9", "--max-tokens", "4")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        report = self.load("partial")
+        level = report["serve"]["levels"][0]
+        self.assertGreater(level["completed"], 0)
+        self.assertGreater(level["failed"], 0)
+        note = f"serve C=2: {level['failed']} of 9 requests failed (http_5xx {level['failed']} (HTTP 500: injected " \
+               f"server failure)): its figures are over the {level['completed']} that completed"
+        self.assertIn(note, report["run"]["notes"])
+        with open(os.path.join(self.out("partial"), "report.md")) as f:
+            self.assertIn(note, f.read())
+
+    def test_vllm_bench_serve_metrics_input_tokens_and_csv(self):
+        done = run_k25comm(self.out("metrics"), self.server.url, "--concurrency", "1,2", "--requests", "4",
+                           "--max-tokens", "8", "--percentiles", "50,90,99")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        report = self.load("metrics")
+        self.assertEqual(report["serve"]["percentiles"], [50, 90, 99])
+        for level in report["serve"]["levels"]:
+            vllm = level["vllm_bench_serve"]
+            self.assertEqual(vllm["completed"], 4)
+            self.assertEqual(vllm["total_input_tokens"], 4 * 10)  # the fake server's usage.prompt_tokens
+            self.assertEqual(level["input_tokens"], 40)
+            self.assertEqual(vllm["total_output_tokens"], 4 * 8)
+            self.assertAlmostEqual(vllm["output_throughput"], 32 / vllm["duration"], delta=1e-6)
+            self.assertAlmostEqual(vllm["total_token_throughput"], 72 / vllm["duration"], delta=1e-6)
+            self.assertAlmostEqual(vllm["median_tpot_ms"], 5.0, delta=1.5)
+            for name in ("ttft", "tpot", "itl", "e2el"):
+                for stat in ("mean", "median", "std", "p50", "p90", "p99"):
+                    self.assertIsNotNone(vllm[f"{stat}_{name}_ms"], f"{stat}_{name}_ms")
+        self.assertIn("TPOT mean", done.stdout)
+        self.assertIn("median", done.stdout)
+        self.assertIn("total", done.stdout)
+        with open(os.path.join(self.out("metrics"), "serve.csv")) as f:
+            header = f.readline().strip().split(",")
+        self.assertEqual(header[:4], ["concurrency", "requests", "completed", "failed"])
+        self.assertIn("vllm_bench_serve.median_tpot_ms", header)
+        self.assertIn("tpot_ms.p50", header)
+        with open(os.path.join(self.out("metrics"), "report.md")) as f:
+            md = f.read()
+        self.assertIn("| Median TPOT (ms) |", md)
+        self.assertIn("| P90 TPOT (ms) |", md)
+        self.assertIn("| Total Token throughput (tok/s) |", md)
+
+    def test_a_long_level_prints_progress_with_an_eta(self):
+        # 4 requests one after another, each about 20 + 40 x 5 ms: progress lines every 0.1 s of the level.
+        done = run_k25comm(self.out("progress"), self.server.url, "--concurrency", "1", "--requests", "4",
+                           "--max-tokens", "40", "--progress-interval", "0.1")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        lines = [line for line in done.stdout.splitlines() if line.startswith("# serve C=1: ") and "done" in line]
+        self.assertGreaterEqual(len(lines), 2, done.stdout)
+        self.assertRegex(lines[0], r"^# serve C=1: [0-4]/4 done, \d+ s elapsed, ETA (unknown|\d+ s)$")
+        self.assertTrue(any("ETA" in line and "unknown" not in line for line in lines), lines)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,5 +1,5 @@
-// Run-to-run compare: verdicts on crafted pairs (regression, noise-only change, improvement), exit codes,
-// labels, and incompatible inputs.
+// Run-to-run compare: verdicts on crafted pairs (regression, noise-only change, improvement, the ratio
+// ceiling), setup fields that make runs not comparable, missing points, exit codes, labels, CSV and JSON.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -31,9 +31,9 @@ const ComparedFigure& figure(const Comparison& c, const std::string& point, cons
   throw std::logic_error("unreachable");
 }
 
-int compare_files(const RunReport& base, const RunReport& next, std::string& output, double threshold = 5.0) {
+int compare_files(const RunReport& base, const RunReport& next, std::string& output, double threshold = 5.0,
+                  CompareOptions options = {}) {
   TempDir dir;
-  CompareOptions options;
   options.base_path = dir.write("base.json", nlohmann::json(base).dump());
   options.new_path = dir.write("new.json", nlohmann::json(next).dump());
   options.threshold_pct = threshold;
@@ -43,18 +43,36 @@ int compare_files(const RunReport& base, const RunReport& next, std::string& out
   return code;
 }
 
+CompareRules rules(double threshold_pct = 5.0) {
+  CompareRules r;
+  r.threshold_pct = threshold_pct;
+  return r;
+}
+
+// The exit code and message of a comparison that throws, or 0 / 1 and the output.
+std::pair<int, std::string> compare_outcome(const RunReport& base, const RunReport& next,
+                                            CompareOptions options = {}) {
+  try {
+    std::string output;
+    const int code = compare_files(base, next, output, options.threshold_pct, options);
+    return {code, output};
+  } catch (const Error& e) {
+    return {static_cast<int>(e.code()), e.what()};
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a clear slowdown beyond threshold and spread is a regression: exit 1", "[compare]") {
   const RunReport base = report_with_step(6810.0, 0.02);
   const RunReport next = report_with_step(6810.0 * 1.20, 0.02);
-  const Comparison c = compare_reports(base, next, 5.0);
+  const Comparison c = compare_reports(base, next, rules());
   const ComparedFigure& f = figure(c, "allreduce T=1 eager", "step p50 us");
-  CHECK(f.ratio == Approx(1.2));
+  CHECK(*f.ratio == Approx(1.2));
   CHECK(f.spread == Approx(0.02));
   CHECK(f.verdict == Verdict::regression);
   CHECK(figure(c, "allreduce T=16 eager", "step p50 us").verdict == Verdict::same);
-  CHECK(c.has_regression());
+  CHECK(c.failed());
 
   std::string output;
   CHECK(compare_files(base, next, output) == 1);
@@ -64,9 +82,9 @@ TEST_CASE("a clear slowdown beyond threshold and spread is a regression: exit 1"
 TEST_CASE("a change beyond the threshold but within the runs' own spread is noise: exit 0", "[compare]") {
   const RunReport base = report_with_step(6810.0, 0.20);  // p90 is 20 % above p50
   const RunReport next = report_with_step(6810.0 * 1.10, 0.20);
-  const Comparison c = compare_reports(base, next, 5.0);
+  const Comparison c = compare_reports(base, next, rules());
   CHECK(figure(c, "allreduce T=1 eager", "step p50 us").verdict == Verdict::noisy);
-  CHECK_FALSE(c.has_regression());
+  CHECK_FALSE(c.failed());
   std::string output;
   CHECK(compare_files(base, next, output) == 0);
   CHECK(output.find("noisy") != std::string::npos);
@@ -75,12 +93,12 @@ TEST_CASE("a change beyond the threshold but within the runs' own spread is nois
 
 TEST_CASE("a change within the threshold is the same; a speed-up is an improvement", "[compare]") {
   const RunReport base = report_with_step(6810.0, 0.01);
-  CHECK(figure(compare_reports(base, report_with_step(6810.0 * 1.03, 0.01), 5.0), "allreduce T=1 eager",
+  CHECK(figure(compare_reports(base, report_with_step(6810.0 * 1.03, 0.01), rules()), "allreduce T=1 eager",
                "step p50 us")
             .verdict == Verdict::same);
-  const Comparison faster = compare_reports(base, report_with_step(6810.0 * 0.5, 0.01), 5.0);
+  const Comparison faster = compare_reports(base, report_with_step(6810.0 * 0.5, 0.01), rules());
   CHECK(figure(faster, "allreduce T=1 eager", "step p50 us").verdict == Verdict::improved);
-  CHECK_FALSE(faster.has_regression());
+  CHECK_FALSE(faster.failed());
   std::string output;
   CHECK(compare_files(base, report_with_step(6810.0 * 0.5, 0.01), output) == 0);
   CHECK(output.find("improved") != std::string::npos);
@@ -93,20 +111,20 @@ TEST_CASE("serve levels are matched by concurrency: TPOT up and throughput down 
   RunReport base = report_with_step(6810.0, 0.02);
   RunReport next = base;
   next.serve.levels = {serve_level(1, 15.0, 65.0), serve_level(2, 13.0, 150.0)};
-  const Comparison c = compare_reports(base, next, 5.0);
+  const Comparison c = compare_reports(base, next, rules());
   CHECK(figure(c, "serve C=1", "TPOT p50 ms").verdict == Verdict::regression);
   CHECK(figure(c, "serve C=1", "output tok/s").verdict == Verdict::regression);
   CHECK(figure(c, "serve C=2", "TPOT p50 ms").verdict == Verdict::only_new);
-  CHECK(c.has_regression());
+  CHECK(c.failed());
 }
 
 TEST_CASE("wrong results in the new run fail the comparison", "[compare]") {
   const RunReport base = report_with_step(6810.0, 0.02);
   RunReport next = base;
   next.results[1].wrong = 3;
-  const Comparison c = compare_reports(base, next, 5.0);
+  const Comparison c = compare_reports(base, next, rules());
   CHECK(figure(c, "allreduce T=16 eager", "step p50 us").verdict == Verdict::wrong);
-  CHECK(c.has_regression());
+  CHECK(c.failed());
 }
 
 TEST_CASE("each side is labelled with its topology kind, so PCIe vs NVLink reads naturally", "[compare]") {
@@ -131,9 +149,9 @@ TEST_CASE("incompatible inputs are a usage error (exit 2)", "[compare]") {
 
   SECTION("another schema_version") {
     nlohmann::json future = base;
-    future["schema_version"] = 2;
+    future["schema_version"] = 99;
     options.new_path = dir.write("new.json", future.dump());
-    CHECK_THROWS_WITH(run_compare(options, out), Catch::Contains("schema_version 2 is not supported"));
+    CHECK_THROWS_WITH(run_compare(options, out), Catch::Contains("schema_version 99 is not supported"));
   }
   SECTION("another model") {
     options.new_path = dir.write("new.json", nlohmann::json(report_with_step(6810.0, 0.02)).dump());
@@ -161,4 +179,143 @@ TEST_CASE("incompatible inputs are a usage error (exit 2)", "[compare]") {
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::bad_usage);
   }
+}
+
+TEST_CASE("a bf16 base against an fp32 run is not comparable: exit 2 naming dtype, unless allowed",
+          "[compare]") {
+  const RunReport base = report_with_step(6810.0, 0.02);
+  RunReport next = report_with_step(6810.0 * 0.564, 0.02);
+  for (PhaseResult& r : next.results) r.dtype = Dtype::fp32;
+  const auto [code, message] = compare_outcome(base, next);
+  CHECK(code == 2);
+  CHECK(message.find("not comparable") != std::string::npos);
+  CHECK(message.find("dtype differs (base bf16, new fp32) at 2 points: allreduce T=1 eager, allreduce T=16 "
+                     "eager") != std::string::npos);
+  CHECK(message.find("--allow-mismatch dtype") != std::string::npos);
+
+  CompareOptions allowed;
+  allowed.allow_mismatch = {"dtype"};
+  const auto [allowed_code, output] = compare_outcome(base, next, allowed);
+  CHECK(allowed_code == 0);
+  CHECK(output.find("note: allowed: dtype differs") != std::string::npos);
+  CHECK(output.find("improved") != std::string::npos);
+}
+
+TEST_CASE("2 ranks against 4, another transport or in-place: not comparable", "[compare]") {
+  const RunReport base = report_with_step(6810.0, 0.02);
+  SECTION("ranks") {
+    RunReport next = report_with_step(9000.0, 0.02);
+    for (PhaseResult& r : next.results) r.ranks = 4;
+    next.run.ranks = 4;
+    const auto [code, message] = compare_outcome(base, next);
+    CHECK(code == 2);
+    CHECK(message.find("ranks differs (base 8, new 4)") != std::string::npos);
+  }
+  SECTION("transport") {
+    RunReport next = report_with_step(6810.0, 0.02);
+    next.run.transport = "mpi";
+    CHECK(compare_outcome(base, next).first == 2);
+  }
+  SECTION("in place, where the reports say") {
+    RunReport with_flag = base, next = base;
+    with_flag.run.config["sweep"]["in_place"] = false;
+    next.run.config["sweep"]["in_place"] = true;
+    const auto [code, message] = compare_outcome(with_flag, next);
+    CHECK(code == 2);
+    CHECK(message.find("in_place differs (base false, new true)") != std::string::npos);
+    CHECK(compare_outcome(base, next).first == 0);  // the base does not say: not compared
+  }
+  SECTION("serve settings") {
+    RunReport with_tokens = base, next = base;
+    with_tokens.serve.max_tokens = 64;
+    next.serve.max_tokens = 128;
+    const auto [code, message] = compare_outcome(with_tokens, next);
+    CHECK(code == 2);
+    CHECK(message.find("max_tokens differs (base 64, new 128) at 1 point: serve C=1") != std::string::npos);
+  }
+  SECTION("an unknown field to allow is a usage error") {
+    CompareOptions options;
+    options.allow_mismatch = {"colour"};
+    const auto [code, message] = compare_outcome(base, base, options);
+    CHECK(code == 2);
+    CHECK(message.find("unknown field 'colour'") != std::string::npos);
+  }
+}
+
+TEST_CASE("every setup field applies to results or to serve levels and has a unique name", "[compare]") {
+  std::vector<std::string> names;
+  for (const SetupField& field : setup_fields()) {
+    CHECK((field.of_result || field.of_serve));
+    CHECK(std::count(names.begin(), names.end(), field.name) == 0);
+    names.push_back(field.name);
+  }
+  for (const char* expected : {"dtype", "ranks", "transport", "in_place", "bytes"})
+    CHECK(std::count(names.begin(), names.end(), expected) == 1);
+}
+
+TEST_CASE("a point missing on either side is listed and fails the comparison", "[compare]") {
+  RunReport base = report_with_step(6810.0, 0.02);
+  base.results.push_back(allreduce_result(256, TimingMode::eager, 90000.0));
+  const RunReport next = report_with_step(6810.0, 0.02);
+  const Comparison c = compare_reports(base, next, rules());
+  CHECK(figure(c, "allreduce T=256 eager", "step p50 us").verdict == Verdict::only_base);
+  CHECK(c.failed());
+
+  std::string output;
+  CHECK(compare_files(base, next, output) == 1);
+  CHECK(output.find("missing points: allreduce T=256 eager (base only)") != std::string::npos);
+  CHECK(output.find("verdict: FAILED") != std::string::npos);
+  CHECK(output.find("no regression") == std::string::npos);
+  CHECK(compare_files(next, base, output) == 1);  // missing in the base: also a failure
+  CHECK(output.find("(new only)") != std::string::npos);
+
+  CompareOptions allow;
+  allow.allow_missing = true;
+  CHECK(compare_files(base, next, output, 5.0, allow) == 0);
+  CHECK(output.find("allowed by --allow-missing") != std::string::npos);
+}
+
+TEST_CASE("a ratio beyond the ceiling is a regression whatever the spread", "[compare]") {
+  // The issue's case: ratio 2.897 with a spread of 810.9 % passed as noisy.
+  const RunReport base = report_with_step(1000.0, 8.109);
+  const RunReport next = report_with_step(2897.0, 8.109);
+  const Comparison c = compare_reports(base, next, rules());
+  const ComparedFigure& f = figure(c, "allreduce T=1 eager", "step p50 us");
+  CHECK(f.spread == Approx(8.109));
+  CHECK(f.verdict == Verdict::regression);
+  CHECK(f.beyond_max_ratio);
+  std::string output;
+  CHECK(compare_files(base, next, output) == 1);
+  CHECK(output.find("REGRESSION (beyond 1.5x)") != std::string::npos);
+
+  CompareRules loose = rules();
+  loose.max_ratio = 3.0;  // configurable: within a 3x ceiling the spread decides again
+  CHECK(figure(compare_reports(base, next, loose), "allreduce T=1 eager", "step p50 us").verdict ==
+        Verdict::noisy);
+  // Below the ceiling, a noisy change stays noisy.
+  CHECK(figure(compare_reports(base, report_with_step(1400.0, 8.109), rules()), "allreduce T=1 eager",
+               "step p50 us")
+            .verdict == Verdict::noisy);
+}
+
+TEST_CASE("compare --format csv and json carry every figure and the verdict", "[compare]") {
+  const RunReport base = report_with_step(6810.0, 0.02);
+  const RunReport next = report_with_step(6810.0 * 1.2, 0.02);
+  CompareOptions csv;
+  csv.format = "csv";
+  std::string output;
+  CHECK(compare_files(base, next, output, 5.0, csv) == 1);
+  CHECK(output.rfind("point,figure,base,new,ratio,spread,verdict,lower_is_better\n", 0) == 0);
+  CHECK(output.find("allreduce T=1 eager,step p50 us,6810.0,") != std::string::npos);
+  CHECK(output.find(",REGRESSION,true") != std::string::npos);
+
+  CompareOptions json;
+  json.format = "json";
+  CHECK(compare_files(base, next, output, 5.0, json) == 1);
+  const nlohmann::json doc = nlohmann::json::parse(output);
+  CHECK(doc["failed"] == true);
+  CHECK(doc["counts"]["REGRESSION"] == 1);
+  CHECK(doc["figures"][0]["point"] == "allreduce T=1 eager");
+  CHECK(doc["figures"][0]["ratio"].get<double>() == Approx(1.2));
+  CHECK(doc["max_ratio"].get<double>() == Approx(1.5));
 }

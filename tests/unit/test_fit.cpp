@@ -1,10 +1,13 @@
-// Latency model fit: least squares recovers known alpha and beta; the prediction of a decode step.
+// Latency model fit: least squares recovers known alpha and beta; relative errors and alpha >= 0 keep
+// predictions positive; residuals per point; extrapolated predictions marked.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "../analysis/report_fixtures.hpp"
+#include "analysis/analyze.hpp"
 #include "analysis/latency_fit.hpp"
+#include "report/markdown_report.hpp"
 
 using namespace k25;
 using namespace k25::test;
@@ -106,4 +109,104 @@ TEST_CASE("one fit per phase and mode; a single byte count is not fitted; JSON r
   CHECK(*back[0].beta_gbps == Approx(40.0));
   CHECK(back[1].phase == Phase::dispatch);
   CHECK(back[1].ops_per_step == 60);
+}
+
+namespace {
+
+// A dispatch sweep whose latency is flat at small sizes and steep at large ones: plain least squares gives a
+// negative alpha (-46.5 us) and predicts a negative step at T=1.
+std::vector<PhaseResult> convex_dispatch() {
+  const std::vector<double> op_us = {45, 46, 47, 50, 55, 70, 120, 400, 1500};
+  const std::vector<int> tokens = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  std::vector<PhaseResult> results;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    PhaseResult r = alltoall_result(Phase::dispatch, tokens[i], TimingMode::eager, op_us[i] * 60);
+    r.bytes_per_rank_mean = 7408.0 * tokens[i];
+    r.op_us = stats_p50_p90(op_us[i], op_us[i]);
+    results.push_back(r);
+  }
+  return results;
+}
+
+}  // namespace
+
+TEST_CASE("the fit never predicts a negative time where plain least squares did", "[fit]") {
+  const std::vector<PhaseResult> results = convex_dispatch();
+  std::vector<double> x, y;
+  for (const PhaseResult& r : results) {
+    x.push_back(r.bytes_per_rank_mean);
+    y.push_back(r.op_us.p50);
+  }
+  REQUIRE(least_squares(x, y).intercept == Approx(-46.48).margin(0.01));  // the old fit's answer
+
+  const auto fits = fit_latency_models(results);
+  REQUIRE(fits.size() == 1);
+  const LatencyFit& fit = fits[0];
+  CHECK(fit.alpha_us == Approx(37.57).margin(0.01));  // relative errors: the small sizes count as much
+  CHECK_FALSE(fit.alpha_held_at_zero);
+  for (const int tokens : {1, 2, 64, 512}) CHECK(predict_step_us(fit, tokens) > 0);
+  // Within 20 % of the measured T=1 op, where plain least squares was below zero.
+  REQUIRE(fit.residuals.size() == 9);
+  CHECK(fit.residuals[0].tokens == 1);
+  CHECK(fit.residuals[0].measured_us == Approx(45.0));
+  CHECK(std::fabs(fit.residuals[0].relative_error) < 0.2);
+  double worst = 0;
+  for (const FitResidual& r : fit.residuals) {
+    CHECK(r.relative_error == Approx((r.predicted_us - r.measured_us) / r.measured_us));
+    worst = std::max(worst, std::fabs(r.relative_error));
+  }
+  CHECK(fit.max_relative_error == Approx(worst));
+}
+
+TEST_CASE("a fit whose free alpha would be negative holds it at zero", "[fit]") {
+  // op = 2 x bytes - 0.5 exactly: the free fit's intercept is -0.5.
+  const BoundedFit line = relative_nonnegative_least_squares({1, 2, 4, 8}, {1.5, 3.5, 7.5, 15.5});
+  CHECK(line.intercept_held_at_zero);
+  CHECK(line.intercept == 0.0);
+  // Through the origin on relative errors: slope = sum(x / y) / sum((x / y)^2).
+  double ratio_sum = 0, square_sum = 0;
+  for (const auto& [xi, yi] : std::vector<std::pair<double, double>>{{1, 1.5}, {2, 3.5}, {4, 7.5}, {8, 15.5}}) {
+    ratio_sum += xi / yi;
+    square_sum += (xi / yi) * (xi / yi);
+  }
+  CHECK(line.slope == Approx(ratio_sum / square_sum));
+  CHECK_FALSE(line.intercept_stderr.has_value());  // a term held at a bound has no error estimate
+  REQUIRE(line.slope_stderr.has_value());
+  CHECK_THROWS_AS(relative_nonnegative_least_squares({1, 2}, {1, 0}), std::invalid_argument);
+
+  std::vector<PhaseResult> results;
+  for (const int tokens : {1, 2, 4, 8}) {
+    PhaseResult r = allreduce_result(tokens, TimingMode::eager, 1.0);
+    const double op_us = 2.0 * static_cast<double>(r.bytes_per_op) / 14336.0 - 0.5;
+    r.op_us = stats_p50_p90(op_us, op_us);
+    results.push_back(r);
+  }
+  const auto fits = fit_latency_models(results);
+  REQUIRE(fits.size() == 1);
+  CHECK(fits[0].alpha_held_at_zero);
+  CHECK(fits[0].alpha_us == 0.0);
+  CHECK(fits[0].note.find("alpha held at 0") != std::string::npos);
+  const nlohmann::json j = fits[0];
+  CHECK(j["alpha_held_at_zero"] == true);
+  CHECK(j["residuals"].size() == 4);
+}
+
+TEST_CASE("predictions outside the measured token range are marked extrapolated", "[fit]") {
+  const auto fits = fit_latency_models(synthetic_allreduce(25.0, 40.0));  // tokens 1..256
+  REQUIRE(fits.size() == 1);
+  CHECK_FALSE(predict_step(fits[0], 1).extrapolated);
+  CHECK_FALSE(predict_step(fits[0], 64).extrapolated);
+  CHECK(predict_step(fits[0], 512).extrapolated);
+  const nlohmann::json j = fits[0];
+  REQUIRE(j["predictions"].size() == prediction_tokens().size());
+  CHECK(j["predictions"][2]["tokens"] == 512);
+  CHECK(j["predictions"][2]["extrapolated"] == true);
+  CHECK(j["predictions"][0]["extrapolated"] == false);
+
+  RunReport report = empty_report();
+  report.results = synthetic_allreduce(25.0, 40.0);
+  analyze_report(report);
+  const std::string md = render_markdown(report);
+  CHECK(md.find("25,437 **") != std::string::npos);  // 122 x (25 + 512 x 14,336 B / 40 GB/s) us at T=512
+  CHECK(md.find("worst miss") != std::string::npos);
 }

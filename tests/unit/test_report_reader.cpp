@@ -198,3 +198,30 @@ TEST_CASE("host-transport reports analyze, render and compare like GPU ones", "[
   const RunReport back = read_report_file(dir.write("report.json", nlohmann::json(host).dump()));
   CHECK(back.fits.size() == 1);
 }
+
+TEST_CASE("a schema_version 1 report is read into version 2's form; a later version is refused",
+          "[report_reader]") {
+  RunReport old = sample_report();
+  ServeLevel failed;
+  failed.concurrency = 4;
+  failed.requests = 6;
+  failed.failed = 6;
+  failed.errors = {{"http_5xx", 6}};
+  old.serve.levels.push_back(failed);
+  nlohmann::json j = old;
+  j["schema_version"] = 1;
+  for (const char* key : {"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"})  // version 1 wrote zeros
+    j["serve"]["levels"][2][key] = {{"min", 0}, {"p50", 0}, {"p90", 0}, {"p99", 0}, {"max", 0}, {"mean", 0}};
+  j["serve"]["levels"][2].erase("vllm_bench_serve");
+  TempDir dir;
+  const RunReport back = read_report_file(dir.write("v1.json", j.dump()));
+  CHECK(back.schema_version == 2);
+  REQUIRE(back.serve.levels.size() == 3);
+  CHECK_FALSE(back.serve.levels[2].tpot_ms.has_value());
+  CHECK(back.serve.levels[2].vllm_bench_serve.empty());
+  CHECK(back.serve.levels[0].tpot_ms->p50 == Approx(12.4));
+
+  j["schema_version"] = 3;
+  CHECK_THROWS_WITH(read_report_file(dir.write("v3.json", j.dump())),
+                    Catch::Contains("schema_version 3 is not supported (this build reads versions 1 to 2)"));
+}

@@ -212,6 +212,7 @@ TEST_CASE("level metrics: TTFT, TPOT, ITL, E2EL, tokens, throughput", "[sse]") {
     for (int k = 0; k < 5; ++k) r.content_times.push_back(r.start + 100ms + k * 20ms);
     r.end = r.content_times.back() + 1ms;
     if (i == 1) r.usage_tokens = 10;  // two tokens per chunk
+    r.usage_prompt_tokens = 7;
     records.push_back(r);
   }
   k25::RequestRecord failed;
@@ -219,22 +220,80 @@ TEST_CASE("level metrics: TTFT, TPOT, ITL, E2EL, tokens, throughput", "[sse]") {
   failed.error_message = "HTTP 500: x";
   failed.start = failed.end = t0;
   records.push_back(failed);
-  const auto level = k25::summarize_level(1, records, {t0, t0 + 2000ms});
+  const auto level = k25::summarize_level(1, records, {t0, t0 + 2000ms}, {50, 99.5});
   REQUIRE(level.completed == 2);
   REQUIRE(level.failed == 1);
   REQUIRE(level.errors.at("http_5xx") == 1);
   REQUIRE(level.error_examples.at("http_5xx") == "HTTP 500: x");
   REQUIRE(level.token_count_source == "mixed");
   REQUIRE(level.output_tokens == 15);
-  REQUIRE(level.ttft_ms.p50 == Approx(100.0));
-  REQUIRE(level.e2el_ms.max == Approx(180.0));
-  REQUIRE(level.itl_ms.p50 == Approx(20.0));
-  REQUIRE(level.tpot_ms.min == Approx(80.0 / 9.0));  // usage: 10 tokens over the same 80 ms
-  REQUIRE(level.tpot_ms.max == Approx(20.0));
+  REQUIRE(level.ttft_ms->p50 == Approx(100.0));
+  REQUIRE(level.e2el_ms->max == Approx(180.0));
+  REQUIRE(level.itl_ms->p50 == Approx(20.0));
+  REQUIRE(level.tpot_ms->min == Approx(80.0 / 9.0));  // usage: 10 tokens over the same 80 ms
+  REQUIRE(level.tpot_ms->max == Approx(20.0));
   REQUIRE(level.window_kind == "steady");
   REQUIRE(level.window_s == Approx(2.0));
   REQUIRE(level.output_tokens_per_s == Approx(7.5));
   REQUIRE(level.requests_per_s == Approx(1.0));
+
+  // vllm bench serve's figures: over the level span, t0 to the second request's end at 1,181 ms.
+  REQUIRE(level.duration_s == Approx(1.181));
+  REQUIRE(level.input_tokens == 14);
+  const auto& vllm = level.vllm_bench_serve;
+  REQUIRE(*vllm.at("completed") == 2);
+  REQUIRE(*vllm.at("duration") == Approx(1.181));
+  REQUIRE(*vllm.at("total_input_tokens") == 14);
+  REQUIRE(*vllm.at("total_output_tokens") == 15);
+  REQUIRE(*vllm.at("request_throughput") == Approx(2 / 1.181));
+  REQUIRE(*vllm.at("output_throughput") == Approx(15 / 1.181));
+  REQUIRE(*vllm.at("total_token_throughput") == Approx(29 / 1.181));
+  const double tpot_a = 20.0, tpot_b = 80.0 / 9.0;
+  REQUIRE(*vllm.at("mean_tpot_ms") == Approx((tpot_a + tpot_b) / 2));
+  REQUIRE(*vllm.at("median_tpot_ms") == Approx((tpot_a + tpot_b) / 2));
+  REQUIRE(*vllm.at("std_tpot_ms") == Approx((tpot_a - tpot_b) / 2));
+  REQUIRE(*vllm.at("p50_tpot_ms") == Approx((tpot_a + tpot_b) / 2));
+  REQUIRE(*vllm.at("p99.5_tpot_ms") == Approx(tpot_b + 0.995 * (tpot_a - tpot_b)));
+  REQUIRE(*vllm.at("mean_ttft_ms") == Approx(100.0));
+  REQUIRE(*vllm.at("median_itl_ms") == Approx(20.0));
+  REQUIRE(*vllm.at("p99.5_e2el_ms") == Approx(180.0));
+  REQUIRE(vllm.count("p99_tpot_ms") == 0);  // only the percentiles asked for
+}
+
+TEST_CASE("a level in which every request failed has no distribution: null, never zero", "[sse]") {
+  std::vector<k25::RequestRecord> records(6);
+  for (auto& r : records) {
+    r.error_class = "http_5xx";
+    r.error_message = "HTTP 500: injected server failure";
+    r.start = t0;
+    r.end = t0 + 5ms;
+  }
+  const auto level = k25::summarize_level(2, records, {t0, t0 + 5ms});
+  REQUIRE(level.completed == 0);
+  REQUIRE(level.failed == 6);
+  REQUIRE_FALSE(level.ttft_ms.has_value());
+  REQUIRE_FALSE(level.tpot_ms.has_value());
+  REQUIRE_FALSE(level.itl_ms.has_value());
+  REQUIRE_FALSE(level.e2el_ms.has_value());
+  REQUIRE_FALSE(level.input_tokens.has_value());
+  REQUIRE_FALSE(level.vllm_bench_serve.at("median_tpot_ms").has_value());
+  REQUIRE_FALSE(level.vllm_bench_serve.at("total_token_throughput").has_value());
+  REQUIRE(*level.vllm_bench_serve.at("completed") == 0);
+  REQUIRE(k25::describe_errors(level) == "http_5xx 6 (HTTP 500: injected server failure)");
+
+  const nlohmann::json j = level;
+  REQUIRE(j["tpot_ms"].is_null());
+  REQUIRE(j["ttft_ms"].is_null());
+  REQUIRE(j["vllm_bench_serve"]["p99_tpot_ms"].is_null());
+  const auto back = j.get<k25::ServeLevel>();
+  REQUIRE_FALSE(back.tpot_ms.has_value());
+  REQUIRE(back.failed == 6);
+  REQUIRE_FALSE(back.vllm_bench_serve.at("p99_ttft_ms").has_value());
+
+  // schema_version 1 wrote zeros for such a level: read back as no distribution.
+  nlohmann::json old = j;
+  old["tpot_ms"] = {{"min", 0}, {"p50", 0}, {"p90", 0}, {"p99", 0}, {"max", 0}, {"mean", 0}};
+  REQUIRE_FALSE(old.get<k25::ServeLevel>().tpot_ms.has_value());
 }
 
 TEST_CASE("request body and URLs", "[sse]") {
@@ -254,4 +313,16 @@ TEST_CASE("request body and URLs", "[sse]") {
   // about one token per word: "Request 3:" then prompt_tokens - 4 words
   const std::string prompt = k25::approximate_prompt(128, 3);
   REQUIRE(std::count(prompt.begin(), prompt.end(), ' ') == 124 + 1);
+}
+
+TEST_CASE("usage.prompt_tokens is read where the server sends it, within bounds", "[sse]") {
+  const auto usage = k25::interpret_stream_chunk(
+      R"({"choices":[],"usage":{"prompt_tokens":130,"completion_tokens":64,"total_tokens":194}})");
+  REQUIRE(usage.prompt_tokens == 130);
+  REQUIRE(usage.completion_tokens == 64);
+  REQUIRE_FALSE(k25::interpret_stream_chunk(R"({"choices":[],"usage":{"completion_tokens":64}})")
+                    .prompt_tokens.has_value());
+  REQUIRE_FALSE(k25::interpret_stream_chunk(R"({"usage":{"prompt_tokens":-5}})").prompt_tokens.has_value());
+  REQUIRE_FALSE(k25::interpret_stream_chunk(R"({"usage":{"prompt_tokens":18446744073709551615}})")
+                    .prompt_tokens.has_value());
 }

@@ -1,0 +1,118 @@
+// Headline sentences from the attribution or, without serve results, from the phase results.
+#include "analysis/headline.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/count_noun.hpp"
+
+namespace k25 {
+namespace {
+
+// Three significant digits, trailing zeros kept ("7.00 ms", "12.4 ms", "0.199 ms"); whole ms from 100 up.
+std::string ms(double value) {
+  return value >= 100 ? fmt::format("{:.0f} ms", value) : fmt::format("{:#.3g} ms", value);
+}
+
+// Shares above 100 % cannot describe one system (see report_notes): the sentence says so.
+std::string above_tpot(const CommShare& share) {
+  return share.share > 1.0 ? " [above TPOT: not one system, see the notes]" : "";
+}
+
+const char* estimate_words(EstimateSource source) {
+  switch (source) {
+    case EstimateSource::measured:
+      return "";
+    case EstimateSource::interpolated:
+      return ", interpolated";
+    case EstimateSource::extrapolated:
+      return ", extrapolated";
+  }
+  return "";
+}
+
+// The graph share of `family` ("allreduce", "alltoall") where there is one, else the eager one.
+const CommShare* preferred_share(const AttributionRow& row, const std::string& family) {
+  if (const CommShare* graph = find_share(row, family + "_graph")) return graph;
+  return find_share(row, family + "_eager");
+}
+
+std::string mode_of(const CommShare& share) {
+  return share.key.substr(share.key.rfind('_') + 1);
+}
+
+std::string per_rank(double tokens) {
+  return tokens == 1.0 ? "1 token per rank" : fmt::format("{:g} tokens per rank", tokens);
+}
+
+std::string attribution_sentence(const AttributionRow& row) {
+  std::vector<std::string> parts;
+  if (const CommShare* allreduce = preferred_share(row, "allreduce"))
+    parts.push_back(fmt::format("AllReduce burst = {:.1f} % of TPOT at C={} ({} of {}, {}{}){}",
+                                allreduce->share * 100.0, row.concurrency, ms(allreduce->comm_ms),
+                                ms(row.tpot_ms), mode_of(*allreduce), estimate_words(allreduce->source),
+                                above_tpot(*allreduce)));
+  if (const CommShare* alltoall = preferred_share(row, "alltoall")) {
+    const std::string where = parts.empty() ? fmt::format(" of TPOT at C={}", row.concurrency) : "";
+    parts.push_back(fmt::format("All-to-All = {:.1f} %{} ({} dispatch + combine at {}, {}{}){}",
+                                alltoall->share * 100.0, where, ms(alltoall->comm_ms),
+                                per_rank(alltoall->tokens), mode_of(*alltoall),
+                                estimate_words(alltoall->source), above_tpot(*alltoall)));
+  }
+  if (parts.empty()) return {};
+  std::string sentence = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) sentence += ", " + parts[i];
+  return sentence;
+}
+
+const PhaseResult* find_result(const std::vector<PhaseResult>& results, Phase phase, int tokens,
+                               TimingMode mode) {
+  const auto it = std::find_if(results.begin(), results.end(), [&](const PhaseResult& r) {
+    return r.phase == phase && r.tokens == tokens && r.mode == mode;
+  });
+  return it == results.end() ? nullptr : &*it;
+}
+
+const PhaseResult* preferred_result(const std::vector<PhaseResult>& results, Phase phase, int tokens) {
+  if (const PhaseResult* graph = find_result(results, phase, tokens, TimingMode::graph)) return graph;
+  return find_result(results, phase, tokens, TimingMode::eager);
+}
+
+std::string tokens_sentence(const std::vector<PhaseResult>& results, int tokens) {
+  std::vector<std::string> parts;
+  if (const PhaseResult* allreduce = preferred_result(results, Phase::allreduce, tokens))
+    parts.push_back(fmt::format("AllReduce burst {} per decode step of {} ({} ops, {})",
+                                ms(allreduce->step_us.p50 / 1000.0), count_noun(tokens, "token"),
+                                allreduce->ops_per_step, to_string(allreduce->mode)));
+  const PhaseResult* dispatch = preferred_result(results, Phase::dispatch, tokens);
+  const PhaseResult* combine = preferred_result(results, Phase::combine, tokens);
+  if (dispatch && combine && dispatch->mode == combine->mode)
+    parts.push_back(fmt::format("All-to-All {} (dispatch {} + combine {}) at {} ({})",
+                                ms((dispatch->step_us.p50 + combine->step_us.p50) / 1000.0),
+                                ms(dispatch->step_us.p50 / 1000.0), ms(combine->step_us.p50 / 1000.0),
+                                per_rank(tokens), to_string(dispatch->mode)));
+  if (parts.empty()) return {};
+  std::string sentence = fmt::format("T={}: {}", tokens, parts[0]);
+  for (std::size_t i = 1; i < parts.size(); ++i) sentence += "; " + parts[i];
+  return sentence;
+}
+
+}  // namespace
+
+std::vector<std::string> headline_sentences(const std::vector<PhaseResult>& results,
+                                            const std::vector<AttributionRow>& attribution) {
+  std::vector<std::string> sentences;
+  for (const AttributionRow& row : attribution)
+    if (std::string sentence = attribution_sentence(row); !sentence.empty()) sentences.push_back(sentence);
+  if (!sentences.empty()) return sentences;
+  std::set<int> token_counts;
+  for (const PhaseResult& r : results) token_counts.insert(r.tokens);
+  for (const int tokens : token_counts)
+    if (std::string sentence = tokens_sentence(results, tokens); !sentence.empty())
+      sentences.push_back(sentence);
+  return sentences;
+}
+
+}  // namespace k25

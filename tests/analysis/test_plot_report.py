@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""tools/plot-report with two reports: x ticks at the measured token counts and concurrencies, TPOT and
+throughput axes from zero, the attribution's TP (AllReduce) and EP (dispatch + combine) bars with shares above
+TPOT marked, levels without completions left out, and the interpreter choice (a python3 without matplotlib
+hands over to the one k25comm uses).
+
+usage: test_plot_report.py PLOT_SCRIPT DATA_DIR WORK_DIR   (run it with a python3 that has matplotlib)
+"""
+import copy
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+SCRIPT, DATA, WORK = sys.argv[1:4]
+del sys.argv[1:4]
+
+
+def load_script():
+    loader = importlib.machinery.SourceFileLoader("plot_report", SCRIPT)
+    spec = importlib.util.spec_from_loader("plot_report", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def load(name):
+    with open(os.path.join(DATA, name)) as f:
+        return json.load(f)
+
+
+class PlotTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.plot = load_script()
+        cls.plt = cls.plot.import_pyplot([])
+        assert cls.plt is not None, "this test needs a python3 with matplotlib"
+        pcie, nvlink = load("pcie-report.json"), load("nvlink-report.json")
+        cls.reports = [(cls.plot.label_of(pcie), pcie), (cls.plot.label_of(nvlink), nvlink)]
+
+    def tearDown(self):
+        self.plt.close("all")
+
+    def ticks(self, axes):
+        return [float(t) for t in axes.get_xticks()], [t.get_text() for t in axes.get_xticklabels()]
+
+    def test_token_axes_tick_at_every_measured_count(self):
+        figure = self.plot.burst_figure(self.plt, self.reports)
+        figure.canvas.draw()
+        values, labels = self.ticks(figure.axes[0])
+        self.assertEqual(values, [1, 4, 16, 64])
+        self.assertEqual(labels, ["1", "4", "16", "64"])
+        figure = self.plot.alltoall_figure(self.plt, self.reports)
+        figure.canvas.draw()
+        self.assertEqual(self.ticks(figure.axes[0]), ([1, 4, 16], ["1", "4", "16"]))
+
+    def test_serve_axes_start_at_zero_and_tick_at_each_concurrency(self):
+        figure = self.plot.serve_figure(self.plt, self.reports)
+        figure.canvas.draw()
+        for axes in figure.axes:
+            self.assertEqual(axes.get_ylim()[0], 0.0, axes.get_title())
+            self.assertEqual(self.ticks(axes), ([1, 2, 8, 32, 128], ["1", "2", "8", "32", "128"]))
+
+    def test_levels_without_completions_are_left_out(self):
+        pcie = copy.deepcopy(self.reports[0][1])
+        level = pcie["serve"]["levels"][0]
+        level.update({"completed": 0, "failed": level["requests"], "tpot_ms": None, "ttft_ms": None})
+        self.assertEqual([l["concurrency"] for l in self.plot.serve_levels(pcie)], [2, 8, 32, 128])
+
+    def test_attribution_shows_allreduce_dispatch_and_combine(self):
+        figure = self.plot.attribution_figure(self.plt, self.reports)
+        axes = figure.axes[0]
+        labels = axes.get_legend_handles_labels()[1]
+        for phase in ("allreduce", "dispatch", "combine", "rest of TPOT"):
+            self.assertTrue(any(label.endswith(phase) for label in labels), (phase, labels))
+        self.assertIn("TP AllReduce burst, EP dispatch + combine", axes.get_title())
+        texts = [t.get_text() for t in axes.texts]
+        self.assertTrue(any(t.startswith("TP graph") for t in texts), texts)
+        self.assertTrue(any(t.startswith("EP eager") for t in texts), texts)
+        # The PCIe fixture's EP bar at C=128 is 146 % of TPOT: marked, and the axis leaves room above it.
+        self.assertTrue(any("> TPOT!" in t for t in texts), texts)
+
+    def test_two_reports_write_four_plots_with_a_python_without_matplotlib_first(self):
+        out = os.path.join(WORK, "two")
+        shutil.rmtree(out, ignore_errors=True)
+        venv = os.path.join(WORK, "venv-without-matplotlib")
+        if not os.path.exists(os.path.join(venv, "bin", "python3")):
+            made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], capture_output=True)
+            if made.returncode != 0:
+                self.skipTest("python3 -m venv is not available here")
+        python = os.path.join(venv, "bin", "python3")
+        self.assertNotEqual(subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode, 0)
+        env = dict(os.environ, K25_PYTHON=sys.executable)
+        env.pop("K25_PLOT_REEXEC", None)
+        done = subprocess.run([python, SCRIPT, os.path.join(DATA, "pcie-report.json"),
+                               os.path.join(DATA, "nvlink-report.json"), "--out", out],
+                              capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        for name in ("burst_vs_tokens.png", "alltoall_vs_tokens.png", "serve_vs_concurrency.png", "attribution.png"):
+            with open(os.path.join(out, name), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", name)
+
+        # With no interpreter to hand over to, it says which one it needs (exit 3).
+        env["K25_PYTHON"] = python
+        done = subprocess.run([python, SCRIPT, os.path.join(DATA, "pcie-report.json"), "--out", out],
+                              capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn("needs a python3 with matplotlib", done.stdout)
+        self.assertIn("K25_PYTHON", done.stdout)
+
+
+if __name__ == "__main__":
+    os.makedirs(WORK, exist_ok=True)
+    unittest.main(verbosity=2)
