@@ -86,6 +86,9 @@ const std::vector<SetupField>& setup_fields() {
          return r.phase == Phase::allreduce ? std::string() : config_flag(report, "sweep", "include_permute");
        },
        {}},
+      {"device_only",
+       [](const RunReport&, const PhaseResult& r) { return std::string(r.device_only ? "true" : "false"); },
+       {}},
       {"api", {}, [](const RunReport& report) { return report.serve.api; }},
       {"max_tokens",
        {},

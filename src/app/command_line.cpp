@@ -242,10 +242,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
           "a figure worse by more than this factor is a regression whatever the spread (default 1.5)")
       ->check(number_check(1, false));
   compare
-      ->add_option("--allow-mismatch", allow_mismatch,
-                   "compare points whose setup differs in these fields (dtype, ranks, transport, in_place, "
-                   "bytes, ops_per_step, include_permute, api, max_tokens, prompt_tokens, request_rate, "
-                   "ignore_eos)")
+      ->add_option(
+          "--allow-mismatch", allow_mismatch,
+          "compare points whose setup differs in these fields (dtype, ranks, transport, in_place, "
+          "bytes, ops_per_step, include_permute, device_only, api, max_tokens, prompt_tokens, request_rate, "
+          "ignore_eos)")
       ->check(list_of(CLI::Validator([](std::string&) { return std::string(); }, "FIELD")));
   compare->add_flag("--allow-missing", cli.compare_allow_missing,
                     "points measured on one side only are listed but do not fail");

@@ -254,10 +254,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           state->journal->append({{"type", "result"}, {"result", result}});
           state->table.print_row(result);
           if (result.launch_bound)
-            state->table.print_note(fmt::format(
-                "launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue the burst; graph "
-                "mode or --device-only shows what the GPUs take",
-                result.launch_us->p50, result.step_us.p50));
+            state->table.print_note(
+                fmt::format("launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue "
+                            "the burst; graph "
+                            "mode or --device-only shows what the GPUs take",
+                            result.launch_us->p50, result.step_us.p50));
           state->sweep_progress.update("sweep", done_points, 0, total_points, seconds_since(sweep_started));
           if (state->timelines.size() < kMaxTracedPoints)
             state->timelines.push_back(make_trial_timeline(phase, mode, hosts, point, timing));

@@ -225,6 +225,13 @@ TEST_CASE("2 ranks against 4, another transport or in-place: not comparable", "[
     CHECK(message.find("in_place differs (base false, new true)") != std::string::npos);
     CHECK(compare_outcome(base, next).first == 0);  // the base does not say: not compared
   }
+  SECTION("device-only timing against launches the host paid for") {
+    RunReport next = report_with_step(5000.0, 0.02);
+    for (PhaseResult& r : next.results) r.device_only = true;
+    const auto [code, message] = compare_outcome(base, next);
+    CHECK(code == 2);
+    CHECK(message.find("device_only differs (base false, new true)") != std::string::npos);
+  }
   SECTION("serve settings") {
     RunReport with_tokens = base, next = base;
     with_tokens.serve.max_tokens = 64;
@@ -249,7 +256,7 @@ TEST_CASE("every setup field applies to results or to serve levels and has a uni
     CHECK(std::count(names.begin(), names.end(), field.name) == 0);
     names.push_back(field.name);
   }
-  for (const char* expected : {"dtype", "ranks", "transport", "in_place", "bytes"})
+  for (const char* expected : {"dtype", "ranks", "transport", "in_place", "bytes", "device_only"})
     CHECK(std::count(names.begin(), names.end(), expected) == 1);
 }
 
