@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/json_integer.hpp"
 
 namespace k25 {
@@ -13,26 +15,25 @@ constexpr int kMaxTokens = 65536;  // as the config allows
 constexpr int kMaxRanks = 1 << 20;
 constexpr int kMaxOpsPerStep = 1 << 20;
 
+// The value named `name`; std::invalid_argument (which the report reader turns into a usage error) otherwise.
+template <typename E>
+E parse_named(const char* what, const std::string& name) {
+  if (const auto value = enum_from_name<E>(name)) return *value;
+  throw std::invalid_argument(fmt::format("unknown {} '{}' (known: {})", what, name, enum_name_list<E>()));
+}
+
 }  // namespace
 
 Phase parse_phase(const std::string& name) {
-  if (name == "allreduce") return Phase::allreduce;
-  if (name == "dispatch") return Phase::dispatch;
-  if (name == "combine") return Phase::combine;
-  throw std::invalid_argument("unknown phase '" + name + "'");
+  return parse_named<Phase>("phase", name);
 }
 
 TimingMode parse_mode(const std::string& name) {
-  if (name == "eager") return TimingMode::eager;
-  if (name == "graph") return TimingMode::graph;
-  throw std::invalid_argument("unknown mode '" + name + "'");
+  return parse_named<TimingMode>("mode", name);
 }
 
 Dtype parse_dtype(const std::string& name) {
-  if (name == "bf16") return Dtype::bf16;
-  if (name == "fp32") return Dtype::fp32;
-  if (name == "fp8") return Dtype::fp8;
-  throw std::invalid_argument("unknown dtype '" + name + "'");
+  return parse_named<Dtype>("dtype", name);
 }
 
 void to_json(nlohmann::json& j, const PhaseResult& r) {

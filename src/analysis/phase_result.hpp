@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/stats.hpp"
+#include "common/stats.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {

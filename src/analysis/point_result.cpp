@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "analysis/bandwidth.hpp"
-#include "analysis/stats.hpp"
+#include "common/stats.hpp"
 
 namespace k25 {
 

@@ -14,6 +14,7 @@
 
 #include "build_info.hpp"
 #include "common/error.hpp"
+#include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 
 namespace k25 {
@@ -317,11 +318,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
 
 namespace {
 
+// The value of a flag by its name in the enumeration's one name table (CLI11 checked the choices already).
 template <typename E>
-E lookup(const std::map<std::string, E>& names, const std::string& value, const char* flag) {
-  const auto found = names.find(value);
-  if (found == names.end()) throw UsageError(fmt::format("{}: unknown value '{}'", flag, value));
-  return found->second;
+E lookup(const std::string& value, const char* flag) {
+  if (const auto found = enum_from_name<E>(value)) return *found;
+  throw UsageError(fmt::format("{}: unknown value '{}' (known: {})", flag, value, enum_name_list<E>()));
 }
 
 }  // namespace
@@ -336,27 +337,15 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
   if (o.warmup) c.sweep.warmup = *o.warmup;
   if (o.op_iterations) c.sweep.op_iterations = *o.op_iterations;
   if (o.time_budget_s) c.sweep.time_budget_s = *o.time_budget_s;
-  if (!o.phases.empty()) {
-    c.sweep.run_allreduce = c.sweep.run_alltoall = c.sweep.run_serve = false;
-    for (const auto& phase : o.phases) {
-      if (phase == "allreduce") c.sweep.run_allreduce = true;
-      if (phase == "alltoall") c.sweep.run_alltoall = true;
-      if (phase == "serve") c.sweep.run_serve = true;
-    }
-  }
-  if (!o.modes.empty()) {
-    c.sweep.modes.clear();
-    for (const auto& mode : o.modes)
-      c.sweep.modes.push_back(mode == "graph" ? TimingMode::graph : TimingMode::eager);
-  }
-  if (o.backend)
-    c.transport.backend =
-        lookup<Backend>({{"auto", Backend::automatic}, {"nccl", Backend::nccl}, {"mpi", Backend::mpi}},
-                        *o.backend, "--backend");
+  if (!o.phases.empty())
+    if (const std::string bad = set_phases(c.sweep, o.phases); !bad.empty())
+      throw UsageError(fmt::format("--phases: unknown phase '{}'", bad));
+  if (!o.modes.empty())
+    if (const std::string bad = set_modes(c.sweep, o.modes); !bad.empty())
+      throw UsageError(fmt::format("--modes: unknown mode '{}'", bad));
+  if (o.backend) c.transport.backend = lookup<Backend>(*o.backend, "--backend");
   if (o.timeout_s) c.transport.timeout_s = *o.timeout_s;
-  if (o.dtype)
-    c.sweep.allreduce_dtype =
-        lookup<Dtype>({{"bf16", Dtype::bf16}, {"fp32", Dtype::fp32}}, *o.dtype, "--dtype");
+  if (o.dtype) c.sweep.allreduce_dtype = lookup<Dtype>(*o.dtype, "--dtype");
   if (o.in_place) c.sweep.in_place = true;
   if (o.no_check) c.sweep.check = false;
   if (o.include_permute) c.sweep.include_permute = true;
@@ -364,20 +353,13 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
   if (o.device_only) c.sweep.device_only = true;
   if (o.emulate_ranks) c.transport.emulate_ranks = true;
   if (o.inject_delay) c.transport.inject_delay = *o.inject_delay;
-  if (o.routing)
-    c.routing.model = lookup<RoutingModel>({{"uniform", RoutingModel::uniform}, {"zipf", RoutingModel::zipf}},
-                                           *o.routing, "--routing");
+  if (o.routing) c.routing.model = lookup<RoutingModel>(*o.routing, "--routing");
   if (o.zipf_s) c.routing.zipf_s = *o.zipf_s;
-  if (o.copies)
-    c.routing.copies = lookup<CopyGranularity>(
-        {{"per_rank", CopyGranularity::per_rank}, {"per_expert", CopyGranularity::per_expert}}, *o.copies,
-        "--copies");
+  if (o.copies) c.routing.copies = lookup<CopyGranularity>(*o.copies, "--copies");
   if (o.seed) c.routing.seed = *o.seed;
   if (o.endpoint) c.serve.endpoint = *o.endpoint;
   if (o.model) c.serve.model = *o.model;
-  if (o.api)
-    c.serve.api =
-        lookup<ServeApi>({{"chat", ServeApi::chat}, {"completions", ServeApi::completions}}, *o.api, "--api");
+  if (o.api) c.serve.api = lookup<ServeApi>(*o.api, "--api");
   if (o.api_key) c.serve.api_key = *o.api_key;
   if (!o.concurrency.empty()) c.serve.concurrency = o.concurrency;
   if (!o.percentiles.empty()) c.serve.percentiles = o.percentiles;

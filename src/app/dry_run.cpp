@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/count_noun.hpp"
-#include "config/config_json.hpp"
+#include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 #include "report/atomic_file.hpp"
 

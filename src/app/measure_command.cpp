@@ -18,7 +18,7 @@
 #include "build_info.hpp"
 #include "common/count_noun.hpp"
 #include "common/interrupt.hpp"
-#include "config/config_json.hpp"
+#include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 #include "gather/coordinator_step.hpp"
 #include "gather/gathered_point.hpp"

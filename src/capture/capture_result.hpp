@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/run_report.hpp"
-#include "analysis/stats.hpp"
 #include "capture/inspector_record.hpp"
+#include "common/stats.hpp"
 
 namespace k25 {
 

@@ -8,15 +8,36 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.hpp"
+#include "common/vocabulary.hpp"
+
 namespace k25 {
 
-enum class Dtype { bf16, fp32, fp8 };
-enum class Phase { allreduce, dispatch, combine };
-enum class TimingMode { eager, graph };
 enum class RoutingModel { uniform, zipf };
 enum class CopyGranularity { per_rank, per_expert };  // DeepEP "normal" vs "low-latency" payload copies
 enum class Backend { automatic, nccl, mpi };
 enum class ServeApi { chat, completions };
+
+template <>
+struct EnumNames<RoutingModel> {
+  static constexpr std::array<std::pair<RoutingModel, std::string_view>, 2> values{
+      {{RoutingModel::uniform, "uniform"}, {RoutingModel::zipf, "zipf"}}};
+};
+template <>
+struct EnumNames<CopyGranularity> {
+  static constexpr std::array<std::pair<CopyGranularity, std::string_view>, 2> values{
+      {{CopyGranularity::per_rank, "per_rank"}, {CopyGranularity::per_expert, "per_expert"}}};
+};
+template <>
+struct EnumNames<Backend> {
+  static constexpr std::array<std::pair<Backend, std::string_view>, 3> values{
+      {{Backend::automatic, "auto"}, {Backend::nccl, "nccl"}, {Backend::mpi, "mpi"}}};
+};
+template <>
+struct EnumNames<ServeApi> {
+  static constexpr std::array<std::pair<ServeApi, std::string_view>, 2> values{
+      {{ServeApi::chat, "chat"}, {ServeApi::completions, "completions"}}};
+};
 
 // Shape of one model's decode step, as far as its communication is concerned.
 struct ModelSpec {
@@ -111,13 +132,17 @@ struct RunConfig {
   std::map<std::string, int> key_lines;  // YAML key path -> 1-based line, for messages about values
 };
 
-const char* to_string(Dtype dtype);
-const char* to_string(Phase phase);
-const char* to_string(TimingMode mode);
-const char* to_string(RoutingModel model);
-const char* to_string(CopyGranularity copies);
-const char* to_string(Backend backend);
-const char* to_string(ServeApi api);
-std::size_t dtype_bytes(Dtype dtype);  // fp8: 1
+inline const char* to_string(RoutingModel model) {
+  return enum_name(model);
+}
+inline const char* to_string(CopyGranularity copies) {
+  return enum_name(copies);
+}
+inline const char* to_string(Backend backend) {
+  return enum_name(backend);
+}
+inline const char* to_string(ServeApi api) {
+  return enum_name(api);
+}
 
 }  // namespace k25

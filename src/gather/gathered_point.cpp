@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "analysis/stats.hpp"
 #include "common/error.hpp"
+#include "common/stats.hpp"
 
 namespace k25 {
 namespace {

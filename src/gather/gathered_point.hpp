@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/trial_timeline.hpp"
 #include "common/rank_context.hpp"
+#include "common/vocabulary.hpp"
 #include "measure/point_samples.hpp"
 
 namespace k25 {

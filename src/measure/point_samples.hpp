@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/trial_timeline.hpp"
+#include "common/vocabulary.hpp"
 
 namespace k25 {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/stats.hpp"
+#include "common/stats.hpp"
 
 namespace k25 {
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/bandwidth.hpp"
-#include "analysis/stats.hpp"
+#include "common/stats.hpp"
 #include "transport/check_pattern.hpp"
 
 using namespace k25;

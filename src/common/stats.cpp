@@ -1,5 +1,5 @@
 // Percentiles and mean of timing samples.
-#include "analysis/stats.hpp"
+#include "common/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -48,10 +48,6 @@ void from_json(const nlohmann::json& j, Stats& s) {
   s.max = j.at("max").get<double>();
   s.mean = j.at("mean").get<double>();
 }
-
-}  // namespace k25
-
-namespace k25 {
 
 nlohmann::json stats_or_null(const std::optional<Stats>& stats) {
   return stats ? nlohmann::json(*stats) : nlohmann::json(nullptr);

@@ -1,0 +1,84 @@
+// The vocabulary every stage speaks, below all of them: element types, the phases of a decode step, timing
+// modes, the STATS of a distribution, and the spans of a traced trial. Names as YAML, the command line and
+// report.json write them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "common/enum_names.hpp"
+
+namespace k25 {
+
+enum class Dtype { bf16, fp32, fp8 };
+// The part of a decode step a burst replays (the report's "phase"): the AllReduce burst of tensor
+// parallelism, the MoE dispatch and combine of expert parallelism.
+enum class Phase { allreduce, dispatch, combine };
+enum class TimingMode { eager, graph };
+
+template <>
+struct EnumNames<Dtype> {
+  static constexpr std::array<std::pair<Dtype, std::string_view>, 3> values{
+      {{Dtype::bf16, "bf16"}, {Dtype::fp32, "fp32"}, {Dtype::fp8, "fp8"}}};
+};
+template <>
+struct EnumNames<Phase> {
+  static constexpr std::array<std::pair<Phase, std::string_view>, 3> values{
+      {{Phase::allreduce, "allreduce"}, {Phase::dispatch, "dispatch"}, {Phase::combine, "combine"}}};
+};
+template <>
+struct EnumNames<TimingMode> {
+  static constexpr std::array<std::pair<TimingMode, std::string_view>, 2> values{
+      {{TimingMode::eager, "eager"}, {TimingMode::graph, "graph"}}};
+};
+
+inline const char* to_string(Dtype dtype) {
+  return enum_name(dtype);
+}
+inline const char* to_string(Phase phase) {
+  return enum_name(phase);
+}
+inline const char* to_string(TimingMode mode) {
+  return enum_name(mode);
+}
+
+// Bytes of one element: bf16 2, fp32 4, fp8 1.
+constexpr std::size_t dtype_bytes(Dtype dtype) {
+  return dtype == Dtype::fp32 ? 4 : dtype == Dtype::bf16 ? 2 : 1;
+}
+
+// Distribution summary of a sample set (the report's STATS object), microseconds or milliseconds as the field
+// says. Computed by summarize() (common/stats.hpp).
+struct Stats {
+  double min = 0, p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;
+  bool operator==(const Stats&) const = default;
+};
+void to_json(nlohmann::json& j, const Stats& s);
+void from_json(const nlohmann::json& j, Stats& s);
+
+// One op of a traced trial on one rank, from the rank's trial start (its own clock, after the trial's
+// barrier).
+struct OpSpan {
+  int op_index = 0;
+  int layer = 0;
+  double start_us = 0;
+  double end_us = 0;
+  std::uint64_t bytes =
+      0;  // this rank's bytes of the op (AllReduce: reduced; All-to-All: sent); 0: not known
+};
+
+// One rank's part of a timed trial of the whole step, from the exit of the trial's barrier on that rank.
+struct StepSpan {
+  double arrival_us = 0;            // barrier exit to the burst's first timestamp (host clock)
+  double step_us = 0;               // the burst between its two timestamps (the transport's clock)
+  std::optional<double> launch_us;  // host time to enqueue the burst; absent where the launch is the step
+  std::uint64_t bytes = 0;          // this rank's bytes over the whole burst
+};
+
+}  // namespace k25

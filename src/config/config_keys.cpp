@@ -1,0 +1,257 @@
+// The table of config keys (see config_keys.hpp) and what is derived from it.
+#include "config/config_keys.hpp"
+
+#include <fmt/format.h>
+
+namespace k25 {
+namespace {
+
+using nlohmann::json;
+
+// clang-format off
+const ConfigKey kKeys[] = {
+  // model: the shape of one decode step's communication
+  {"model", "name", "string", "model name, as reports and compare show it", true,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.name = in.text(v, k); },
+   [](auto& c) { return json(c.model.name); }},
+  {"model", "hidden_size", "integer 1..1048576", "hidden size: an AllReduce moves tokens x hidden_size elements", true,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.hidden_size = in.integer(v, k, 1, 1 << 20); },
+   [](auto& c) { return json(c.model.hidden_size); }},
+  {"model", "num_layers", "integer 1..4096", "decoder layers", true,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.num_layers = in.integer(v, k, 1, 4096); },
+   [](auto& c) { return json(c.model.num_layers); }},
+  {"model", "dense_layers", "integer 0..4096", "leading layers with a dense MLP (no MoE All-to-All)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.dense_layers = in.integer(v, k, 0, 4096); },
+   [](auto& c) { return json(c.model.dense_layers); }},
+  {"model", "routed_experts", "integer 1..65536", "routed experts, spread evenly over the ranks", true,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.routed_experts = in.integer(v, k, 1, 1 << 16); },
+   [](auto& c) { return json(c.model.routed_experts); }},
+  {"model", "experts_per_token", "integer 1..65536", "top-k experts per token", true,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.experts_per_token = in.integer(v, k, 1, 1 << 16); },
+   [](auto& c) { return json(c.model.experts_per_token); }},
+  {"model", "shared_experts", "integer 0..64", "shared experts (reduced with the routed ones: no extra op)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.shared_experts = in.integer(v, k, 0, 64); },
+   [](auto& c) { return json(c.model.shared_experts); }},
+  {"model", "activation_dtype", "bf16 | fp32", "activation element type; the AllReduce's unless sweep.allreduce_dtype", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.activation_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
+   [](auto& c) { return json(to_string(c.model.activation_dtype)); }},
+  {"model", "allreduces_per_layer", "integer 0..64", "tensor-parallel AllReduces per layer (after attention, after the MLP/MoE)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.allreduces_per_layer = in.integer(v, k, 0, 64); },
+   [](auto& c) { return json(c.model.allreduces_per_layer); }},
+  {"model", "embedding_allreduce", "true | false", "one more AllReduce per step for the vocab-parallel embedding", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.embedding_allreduce = in.boolean(v, k); },
+   [](auto& c) { return json(c.model.embedding_allreduce); }},
+  {"model", "dispatch_dtype", "fp8 | bf16", "MoE dispatch payload type (fp8 with fp32 scales and a header)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.dispatch_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp8}); },
+   [](auto& c) { return json(to_string(c.model.dispatch_dtype)); }},
+  {"model", "combine_dtype", "bf16 | fp32", "MoE combine payload type", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.combine_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
+   [](auto& c) { return json(to_string(c.model.combine_dtype)); }},
+  {"model", "fp8_scale_block", "integer 1..65536", "values per fp32 scale of the fp8 dispatch", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.fp8_scale_block = in.integer(v, k, 1, 1 << 16); },
+   [](auto& c) { return json(c.model.fp8_scale_block); }},
+  {"model", "dispatch_header_bytes", "integer 0..4096", "per-copy header bytes of the fp8 dispatch (DeepEP: 16)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.dispatch_header_bytes = in.integer(v, k, 0, 4096); },
+   [](auto& c) { return json(c.model.dispatch_header_bytes); }},
+
+  // routing: which experts tokens pick (the All-to-All byte matrices)
+  {"routing", "model", "uniform | zipf", "routing model", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.routing.model = in.choice(v, k, {RoutingModel::uniform, RoutingModel::zipf}); },
+   [](auto& c) { return json(to_string(c.routing.model)); }},
+  {"routing", "zipf_s", "number 0..10", "Zipf exponent over a seeded permutation of the experts", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.routing.zipf_s = in.number(v, k, 0.0, 10.0); },
+   [](auto& c) { return json(c.routing.zipf_s); }},
+  {"routing", "copies", "per_rank | per_expert", "one copy per (token, rank) (DeepEP normal) or per (token, expert) (low-latency)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.routing.copies = in.choice(v, k, {CopyGranularity::per_rank, CopyGranularity::per_expert}); },
+   [](auto& c) { return json(to_string(c.routing.copies)); }},
+  {"routing", "seed", "integer >= 0", "seed every rank derives the same routing from", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.routing.seed = in.unsigned_integer(v, k); },
+   [](auto& c) { return json(c.routing.seed); }},
+
+  // sweep: what is measured and for how long
+  {"sweep", "tokens", "list of integers 1..65536", "token counts: per decode step for AllReduce, per rank for dispatch/combine", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.tokens = in.integer_list(v, k, 1, 65536); },
+   [](auto& c) { return json(c.sweep.tokens); }},
+  {"sweep", "phases", "list of allreduce, alltoall, serve", "phases to run", false,
+   [](auto& in, auto& v, auto& k, auto& c) {
+     if (const std::string bad = set_phases(c.sweep, in.text_list(v, k)); !bad.empty())
+       in.fail(v, k, fmt::format("'{}' is not one of: allreduce, alltoall, serve", bad));
+   },
+   [](auto& c) { return json(phase_names(c.sweep)); }},
+  {"sweep", "modes", "list of eager, graph", "timing modes (graph: CUDA graphs, nccl transport)", false,
+   [](auto& in, auto& v, auto& k, auto& c) {
+     if (const std::string bad = set_modes(c.sweep, in.text_list(v, k)); !bad.empty())
+       in.fail(v, k, fmt::format("'{}' is not one of: {}", bad, enum_name_list<TimingMode>()));
+   },
+   [](auto& c) {
+     json modes = json::array();
+     for (TimingMode mode : c.sweep.modes) modes.push_back(to_string(mode));
+     return modes;
+   }},
+  {"sweep", "allreduce_dtype", "bf16 | fp32", "AllReduce element type (default: model.activation_dtype)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.allreduce_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
+   [](auto& c) { return json(to_string(c.sweep.allreduce_dtype)); }},
+  {"sweep", "in_place", "true | false", "AllReduce in place (default out of place)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.in_place = in.boolean(v, k); },
+   [](auto& c) { return json(c.sweep.in_place); }},
+  {"sweep", "warmup", "integer 1..1000000", "untimed bursts before each point (the first connect NCCL's peers)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.warmup = in.integer(v, k, 1, 1000000); },
+   [](auto& c) { return json(c.sweep.warmup); }},
+  {"sweep", "iterations", "integer 1..10000000", "timed trials (whole bursts) per point, at most", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.iterations = in.integer(v, k, 1, 10000000); },
+   [](auto& c) { return json(c.sweep.iterations); }},
+  {"sweep", "min_iterations", "integer 1..10000000", "timed trials per point at least, whatever the time budget", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.min_iterations = in.integer(v, k, 1, 10000000); },
+   [](auto& c) { return json(c.sweep.min_iterations); }},
+  {"sweep", "op_iterations", "integer 0..10000000", "trials of the per-op pass, at most (0: none)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.op_iterations = in.integer(v, k, 0, 10000000); },
+   [](auto& c) { return json(c.sweep.op_iterations); }},
+  {"sweep", "time_budget_s", "number 0.001..1000000", "seconds per point after which trials stop", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.time_budget_s = in.number(v, k, 1e-3, 1e6); },
+   [](auto& c) { return json(c.sweep.time_budget_s); }},
+  {"sweep", "check", "true | false", "correctness pass after timing", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.check = in.boolean(v, k); },
+   [](auto& c) { return json(c.sweep.check); }},
+  {"sweep", "include_permute", "true | false", "nccl: count the MoE pack/unpack kernels in the All-to-All step", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.include_permute = in.boolean(v, k); },
+   [](auto& c) { return json(c.sweep.include_permute); }},
+  {"sweep", "device_only", "true | false", "nccl: hold the stream until each burst is enqueued (no host launch cost)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.device_only = in.boolean(v, k); },
+   [](auto& c) { return json(c.sweep.device_only); }},
+
+  // transport
+  {"transport", "backend", "auto | nccl | mpi", "transport (auto: nccl where every rank has a GPU of its own)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.transport.backend = in.choice(v, k, {Backend::automatic, Backend::nccl, Backend::mpi}); },
+   [](auto& c) { return json(to_string(c.transport.backend)); }},
+  {"transport", "timeout_s", "number 0.1..86400", "watchdog: a collective that takes longer ends the run (exit 3)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.transport.timeout_s = in.number(v, k, 0.1, 86400); },
+   [](auto& c) { return json(c.transport.timeout_s); }},
+  {"transport", "emulate_ranks", "true | false", "test only: several nccl ranks per GPU, each its own NCCL host (--emulate-ranks)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.transport.emulate_ranks = in.boolean(v, k); },
+   [](auto& c) { return json(c.transport.emulate_ranks); }},
+  {"transport", "inject_hang", "PHASE:TOKENS:OP[:RANK]", "test only: that op waits forever (--inject-hang)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.transport.inject_hang = in.text(v, k); },
+   [](auto& c) { return json(c.transport.inject_hang); }},
+  {"transport", "inject_delay", "RANK:US", "test only: that rank arrives US microseconds late at every trial (--inject-delay)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.transport.inject_delay = in.text(v, k); },
+   [](auto& c) { return json(c.transport.inject_delay); }},
+
+  // serve: the endpoint whose decode latency is the attribution's denominator
+  {"serve", "endpoint", "URL", "base URL (\"/v1\" accepted); empty: the serve phase is skipped", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.endpoint = in.text(v, k); },
+   [](auto& c) { return json(c.serve.endpoint); }},
+  {"serve", "api", "completions | chat", "/v1/completions or /v1/chat/completions", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.api = in.choice(v, k, {ServeApi::chat, ServeApi::completions}); },
+   [](auto& c) { return json(to_string(c.serve.api)); }},
+  {"serve", "model", "string", "model field of the requests (empty: the first of GET /v1/models)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.model = in.text(v, k); },
+   [](auto& c) { return json(c.serve.model); }},
+  {"serve", "api_key", "string", "sent as a bearer token; never written to a report", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.api_key = in.text(v, k); },
+   nullptr},
+  {"serve", "concurrency", "list of integers 1..4096", "concurrency levels", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.concurrency = in.integer_list(v, k, 1, 4096); },
+   [](auto& c) { return json(c.serve.concurrency); }},
+  {"serve", "requests", "integer 0..10000000", "counted requests per level (0: max(8, 4 x concurrency))", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.requests = in.integer(v, k, 0, 10000000); },
+   [](auto& c) { return json(c.serve.requests); }},
+  {"serve", "warmup_requests", "integer 0..100000", "requests before each level, not counted", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.warmup_requests = in.integer(v, k, 0, 100000); },
+   [](auto& c) { return json(c.serve.warmup_requests); }},
+  {"serve", "max_tokens", "integer 1..1048576", "output tokens per request", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.max_tokens = in.integer(v, k, 1, 1 << 20); },
+   [](auto& c) { return json(c.serve.max_tokens); }},
+  {"serve", "prompt_tokens", "integer 1..4194304", "approximate prompt length (no tokenizer)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.prompt_tokens = in.integer(v, k, 1, 1 << 22); },
+   [](auto& c) { return json(c.serve.prompt_tokens); }},
+  {"serve", "ignore_eos", "true | false", "vLLM/SGLang extension: every request generates max_tokens", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.ignore_eos = in.boolean(v, k); },
+   [](auto& c) { return json(c.serve.ignore_eos); }},
+  {"serve", "request_rate", "number 0..1000000", "Poisson arrivals per second (0: closed loop)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.request_rate = in.number(v, k, 0.0, 1e6); },
+   [](auto& c) { return json(c.serve.request_rate); }},
+  {"serve", "connect_timeout_s", "number 0.01..3600", "seconds to connect before a request fails", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.connect_timeout_s = in.number(v, k, 0.01, 3600); },
+   [](auto& c) { return json(c.serve.connect_timeout_s); }},
+  {"serve", "idle_timeout_s", "number 0.01..86400", "seconds without a byte before a request fails", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.idle_timeout_s = in.number(v, k, 0.01, 86400); },
+   [](auto& c) { return json(c.serve.idle_timeout_s); }},
+  {"serve", "request_timeout_s", "number 0.01..86400", "seconds a whole request may take", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.request_timeout_s = in.number(v, k, 0.01, 86400); },
+   [](auto& c) { return json(c.serve.request_timeout_s); }},
+  {"serve", "percentiles", "list of numbers 0.001..100", "latency percentiles reported as vllm bench serve names them", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.serve.percentiles = in.number_list(v, k, 0.001, 100); },
+   [](auto& c) { return json(c.serve.percentiles); }},
+
+  // output
+  {"output", "dir", "path", "output directory", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.output.dir = in.text(v, k); },
+   [](auto& c) { return json(c.output.dir); }},
+  {"output", "trace", "true | false", "write trace.json", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.output.trace = in.boolean(v, k); },
+   [](auto& c) { return json(c.output.trace); }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const ConfigKey> config_keys() {
+  return kKeys;
+}
+
+const std::vector<std::string>& config_sections() {
+  static const std::vector<std::string> kSections = {"model",     "routing", "sweep",
+                                                     "transport", "serve",   "output"};
+  return kSections;
+}
+
+nlohmann::json config_to_json(const RunConfig& config) {
+  json out = json::object();
+  for (const std::string& section : config_sections()) out[section] = json::object();
+  for (const ConfigKey& key : config_keys())
+    if (key.write != nullptr) out[key.section][key.name] = key.write(config);
+  return out;
+}
+
+std::string config_keys_markdown() {
+  std::string md = "| key | value | meaning |\n|---|---|---|\n";
+  for (const ConfigKey& key : config_keys())
+    md += fmt::format("| `{}.{}`{} | {} | {} |\n", key.section, key.name, key.required ? " (required)" : "",
+                      key.type, key.meaning);
+  return md;
+}
+
+std::string set_phases(SweepSpec& sweep, const std::vector<std::string>& names) {
+  sweep.run_allreduce = sweep.run_alltoall = sweep.run_serve = false;
+  for (const std::string& name : names) {
+    if (name == "allreduce")
+      sweep.run_allreduce = true;
+    else if (name == "alltoall")
+      sweep.run_alltoall = true;
+    else if (name == "serve")
+      sweep.run_serve = true;
+    else
+      return name;
+  }
+  return {};
+}
+
+std::vector<std::string> phase_names(const SweepSpec& sweep) {
+  std::vector<std::string> names;
+  if (sweep.run_allreduce) names.push_back("allreduce");
+  if (sweep.run_alltoall) names.push_back("alltoall");
+  if (sweep.run_serve) names.push_back("serve");
+  return names;
+}
+
+std::string set_modes(SweepSpec& sweep, const std::vector<std::string>& names) {
+  sweep.modes.clear();
+  for (const std::string& name : names) {
+    const auto mode = enum_from_name<TimingMode>(name);
+    if (!mode) return name;
+    sweep.modes.push_back(*mode);
+  }
+  return {};
+}
+
+}  // namespace k25
