@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyze.hpp"
+#include "analysis/journal_records.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
 
@@ -123,11 +125,11 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
         put_level(report.serve.levels, entry.at("level").get<ServeLevel>());
         report.serve.ran = true;
       } else if (type == "run_end") {
-        report.run.finished_at = entry.value("finished_at", report.run.finished_at);
-        report.run.complete = entry.value("complete", true);
-        report.run.incomplete_reason = entry.value("incomplete_reason", "");
-        for (const std::string& note : entry.value("notes", std::vector<std::string>{}))
-          add_note(report.run, note);
+        const RunEnd end = entry.get<RunEnd>();
+        if (!end.finished_at.empty()) report.run.finished_at = end.finished_at;
+        report.run.complete = end.complete;
+        report.run.incomplete_reason = end.incomplete_reason;
+        for (const std::string& note : end.notes) add_note(report.run, note);
         ended = true;
       }
       // Other line types are from newer writers and carry nothing this reader needs.
@@ -152,10 +154,12 @@ RunReport parse_report_text(const std::string& text, const std::string& source_n
   if (is_blank(text))
     throw UsageError(fmt::format("{}: empty file: no report and no journal lines", source_name));
   const nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!whole.is_discarded() && whole.is_object() && !whole.contains("type")) {
-    return parse_report_object(whole, source_name);
-  }
-  return parse_journal(text, source_name);
+  RunReport report = !whole.is_discarded() && whole.is_object() && !whole.contains("type")
+                         ? parse_report_object(whole, source_name)
+                         : parse_journal(text, source_name);
+  analyze_report(
+      report);  // attribution, fits, headline and derived notes come from the data, never from the file
+  return report;
 }
 
 RunReport read_report_file(const std::string& path) {

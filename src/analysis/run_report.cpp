@@ -88,8 +88,7 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("serve.") + e.what());
   }
-  r.attribution = j.value("attribution", nlohmann::json::array());
-  r.fits = j.value("fits", nlohmann::json::array());
+  // attribution and fits are derived data: analyze_report recomputes them from results and serve.
   r.headline = j.value("headline", std::vector<std::string>{});
 }
 

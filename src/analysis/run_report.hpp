@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/attribution.hpp"
+#include "analysis/latency_fit.hpp"
 #include "analysis/phase_result.hpp"
 #include "serve/serve_result.hpp"
 #include "topology/topology_info.hpp"
@@ -53,8 +55,10 @@ struct RunReport {
   TopologyInfo topology;
   std::vector<PhaseResult> results;
   ServeReport serve;
-  nlohmann::json attribution = nlohmann::json::array();  // filled by the analysis stage
-  nlohmann::json fits = nlohmann::json::array();         // latency = alpha + bytes / beta per phase
+  // Derived by the analysis stage (analyze_report) from results and serve; written to report.json, and
+  // recomputed, not read back, when a report is read.
+  std::vector<AttributionRow> attribution;
+  std::vector<LatencyFit> fits;       // latency = alpha + bytes / beta per phase and mode
   std::vector<std::string> headline;  // one sentence per serve concurrency, or per token count without serve
 };
 

@@ -11,6 +11,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/chrome_trace.hpp"
+#include "analysis/journal_records.hpp"
 #include "analysis/point_result.hpp"
 #include "analysis/report_notes.hpp"
 #include "analysis/run_report.hpp"
@@ -105,11 +106,7 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
   // report.json last: where it exists, every other output of the run was written before it.
   const WrittenFiles files = write_report_files(report, dir, with_plots);
   written.insert(written.end(), files.paths.begin(), files.paths.end());
-  state.journal->append({{"type", "run_end"},
-                         {"finished_at", report.run.finished_at},
-                         {"complete", report.run.complete},
-                         {"incomplete_reason", report.run.incomplete_reason},
-                         {"notes", report.run.notes}});
+  state.journal->append(run_end_record(report.run));
   std::istringstream plot_lines(files.plot_message);
   for (std::string line; std::getline(plot_lines, line);)
     if (!line.empty()) state.table.print_note(line);
@@ -197,11 +194,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     report.topology = topology;
     // What is known before measuring (a skipped serve phase, oversubscribed hosts), in run_start as well.
     refresh_derived_notes(report, {});
-    state->journal->append({{"type", "run_start"},
-                            {"schema_version", kReportSchemaVersion},
-                            {"tool", report.tool},
-                            {"run", run},
-                            {"topology", report.topology}});
+    state->journal->append(run_start_record(report));
     state->table.print_note(fmt::format("k25comm {} ({}) | {} | {} on {} | transport {}", kVersion, git_sha(),
                                         config.model.name, count_noun(context.size(), "rank"),
                                         count_noun(context.host_count(), "host"), chosen.reason));
@@ -251,7 +244,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           const PhaseResult result = make_phase_result(phase, mode, point, timing);
           wrong_total += result.wrong;
           state->report.results.push_back(result);
-          state->journal->append({{"type", "result"}, {"result", result}});
+          state->journal->append(result_record(result));
           state->table.print_row(result);
           if (result.launch_bound)
             state->table.print_note(
@@ -287,12 +280,10 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           config.serve,
           [&](const ServeReport& header, const ServeLevel& level) {
             if (!serve_started) {
-              ServeReport without_levels = header;
-              without_levels.levels.clear();
-              state->journal->append({{"type", "serve_start"}, {"serve", without_levels}});
+              state->journal->append(serve_start_record(header));
               serve_started = true;
             }
-            state->journal->append({{"type", "serve_level"}, {"level", level}});
+            state->journal->append(serve_level_record(level));
             state->table.print_note(serve_level_line(level, config.serve.percentiles));
           },
           [&](const LevelProgress& level) {

@@ -364,12 +364,7 @@ const char* source_mark(EstimateSource source) {
 
 std::string render_attribution(const RunReport& r) {
   std::string md = "## Decode-time attribution\n\n";
-  std::vector<AttributionRow> rows;
-  try {
-    rows = r.attribution.get<std::vector<AttributionRow>>();
-  } catch (const std::exception& e) {
-    return md + "The report's attribution could not be read: " + cell(e.what()) + "\n\n";
-  }
+  const std::vector<AttributionRow>& rows = r.attribution;
   if (rows.empty()) {
     return md +
            "No attribution: it needs serve results (TPOT per concurrency) and phase results. Give a serve "
@@ -419,12 +414,7 @@ std::string optional_pm(const std::optional<double>& value) {
 
 std::string render_fits(const RunReport& r) {
   std::string md = "## Latency model: latency = alpha + bytes / beta\n\n";
-  std::vector<LatencyFit> fits;
-  try {
-    fits = r.fits.get<std::vector<LatencyFit>>();
-  } catch (const std::exception& e) {
-    return md + "The report's fits could not be read: " + cell(e.what()) + "\n\n";
-  }
+  const std::vector<LatencyFit>& fits = r.fits;
   if (fits.empty()) return md + "No fit: a phase needs at least two measured byte counts.\n\n";
   md +=
       "Least squares over op p50 against bytes per rank per op, on relative errors (each point counts by its "

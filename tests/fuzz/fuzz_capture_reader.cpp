@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       k25::ServeLevel level;
       level.concurrency = 1;
       level.completed = 1;
-      level.tpot_ms.p50 = 10;
+      level.tpot_ms = k25::Stats{};
+      level.tpot_ms->p50 = 10;
       result.attribution = k25::live_attribution(result, {level}, 12.0, &replay);
       (void)nlohmann::json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       (void)k25::render_capture_markdown(result, {});
