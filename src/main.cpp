@@ -42,7 +42,7 @@ void print_error(const std::exception& e) {
 int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
   k25::install_interrupt_handlers();
   MpiSession mpi(argc, argv);
-  k25::RankContext context;
+  k25::RankContext context(config.transport.timeout_s);
   MPI_Comm_set_errhandler(context.world(), MPI_ERRORS_RETURN);
   try {
     return k25::run_measure_command(config, cli, context);

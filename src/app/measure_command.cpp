@@ -97,7 +97,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   Transport& transport = *chosen.transport;
   const bool graph_capable = transport.supports_graph();
   TopologyInfo topology = probe_topology(context, transport.name() == "nccl");
-  const std::vector<std::string> hosts = gather_host_names(context);
+  const std::vector<std::string>& hosts = context.hosts();
 
   if (state) {
     RunReport& report = state->report;

@@ -1,19 +1,15 @@
-// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables, MPI library, host names.
+// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables, MPI library, launcher rank.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "common/rank_context.hpp"
-
 namespace k25 {
 
 std::string utc_now_iso8601();
 std::map<std::string, std::string> launcher_environment();  // NCCL_*, UCX_*, user-set OMPI_MCA_*, SLURM_JOB*
 std::string mpi_library_version();
-std::vector<std::string> gather_host_names(
-    const RankContext& context);  // collective; index = rank, full on rank 0
 
 // The launcher's rank from the environment before MPI_Init (Open MPI, PMIx, Slurm); 0 when not launched.
 int launcher_rank();

@@ -1,20 +1,33 @@
 // Reduces every rank's samples of a point to the coordinator: max per trial, sum of wrong, slowest rank,
-// timeline.
+// timeline. Every collective is non-blocking and its wait bounded by the collective timeout.
 #include "gather/gathered_point.hpp"
 
 #include <algorithm>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "analysis/stats.hpp"
+#include "common/bounded_wait.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
 namespace {
 
-std::vector<double> max_over_ranks(const std::vector<double>& local, const RankContext& context) {
+// Waits for one collective of the gather; `what` names it on a timeout ("MPI_Ireduce of the step times").
+void wait_gathering(MPI_Request& request, const RankContext& context, const std::string& point,
+                    const char* what) {
+  wait_bounded(request, context,
+               [&] { return fmt::format("{} of {}, gathered on the coordinator", what, point); });
+}
+
+std::vector<double> max_over_ranks(const std::vector<double>& local, const RankContext& context,
+                                   const std::string& point, const char* what) {
   std::vector<double> result(context.is_coordinator() ? local.size() : 0);
-  K25_MPI_CHECK(MPI_Reduce(local.data(), result.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
-                           0, context.world()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Ireduce(local.data(), result.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                            0, context.world(), &request));
+  wait_gathering(request, context, point, what);
   return result;
 }
 
@@ -30,25 +43,31 @@ int representative_trial_index(const PointSamples& samples, const RankContext& c
     std::sort(totals.begin(), totals.end());
     index = totals[totals.size() / 2].second;
   }
-  K25_MPI_CHECK(MPI_Bcast(&index, 1, MPI_INT, 0, context.world()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Ibcast(&index, 1, MPI_INT, 0, context.world(), &request));
+  wait_gathering(request, context, samples.point, "MPI_Ibcast of the representative trial");
   return index;
 }
 
 // Gathers one trial's spans of every rank to the coordinator (4 doubles per op: index, layer, start, end).
-std::vector<std::vector<OpSpan>> gather_trial(const std::vector<OpSpan>& local, const RankContext& context) {
+std::vector<std::vector<OpSpan>> gather_trial(const std::vector<OpSpan>& local, const RankContext& context,
+                                              const std::string& point) {
   std::vector<double> flat;
   for (const auto& span : local)
     flat.insert(flat.end(), {static_cast<double>(span.op_index), static_cast<double>(span.layer),
                              span.start_us, span.end_us});
   const int count = static_cast<int>(flat.size());
   std::vector<int> counts(static_cast<std::size_t>(context.size()));
-  K25_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, context.world()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Igather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, context.world(), &request));
+  wait_gathering(request, context, point, "MPI_Igather of the trace's span counts");
   std::vector<int> displs(counts.size(), 0);
   std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
   std::vector<double> all(context.is_coordinator() ? static_cast<std::size_t>(displs.back() + counts.back())
                                                    : 0);
-  K25_MPI_CHECK(MPI_Gatherv(flat.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                            MPI_DOUBLE, 0, context.world()));
+  K25_MPI_CHECK(MPI_Igatherv(flat.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                             MPI_DOUBLE, 0, context.world(), &request));
+  wait_gathering(request, context, point, "MPI_Igatherv of the trace's spans");
   std::vector<std::vector<OpSpan>> per_rank;
   if (!context.is_coordinator()) return per_rank;
   per_rank.resize(counts.size());
@@ -64,20 +83,24 @@ std::vector<std::vector<OpSpan>> gather_trial(const std::vector<OpSpan>& local, 
 
 GatheredPoint gather_point(const PointSamples& samples, const RankContext& context) {
   GatheredPoint point;
-  point.step_us = max_over_ranks(samples.step_us, context);
-  point.op_us = max_over_ranks(samples.op_us, context);
+  point.step_us = max_over_ranks(samples.step_us, context, samples.point, "MPI_Ireduce of the step times");
+  point.op_us = max_over_ranks(samples.op_us, context, samples.point, "MPI_Ireduce of the per-op times");
 
   double my_p50 = summarize(samples.step_us).p50;
   point.rank_step_p50.resize(context.is_coordinator() ? static_cast<std::size_t>(context.size()) : 0);
-  K25_MPI_CHECK(
-      MPI_Gather(&my_p50, 1, MPI_DOUBLE, point.rank_step_p50.data(), 1, MPI_DOUBLE, 0, context.world()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Igather(&my_p50, 1, MPI_DOUBLE, point.rank_step_p50.data(), 1, MPI_DOUBLE, 0,
+                            context.world(), &request));
+  wait_gathering(request, context, samples.point, "MPI_Igather of each rank's median step time");
   if (context.is_coordinator())
     point.slowest_rank =
         static_cast<int>(std::max_element(point.rank_step_p50.begin(), point.rank_step_p50.end()) -
                          point.rank_step_p50.begin());
 
   unsigned long long wrong = samples.wrong, total_wrong = 0;
-  K25_MPI_CHECK(MPI_Reduce(&wrong, &total_wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, context.world()));
+  K25_MPI_CHECK(
+      MPI_Ireduce(&wrong, &total_wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, context.world(), &request));
+  wait_gathering(request, context, samples.point, "MPI_Ireduce of the wrong-element counts");
   point.wrong = total_wrong;
   point.checked_ops = samples.checked_ops;
   point.interrupted = samples.interrupted;
@@ -85,7 +108,7 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
   if (!samples.op_trial_spans.empty()) {
     const int index = representative_trial_index(samples, context);
     point.representative_trial =
-        gather_trial(samples.op_trial_spans[static_cast<std::size_t>(index)], context);
+        gather_trial(samples.op_trial_spans[static_cast<std::size_t>(index)], context, samples.point);
   }
   return point;
 }

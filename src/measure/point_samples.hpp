@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/trial_timeline.hpp"
@@ -9,6 +10,7 @@
 namespace k25 {
 
 struct PointSamples {
+  std::string point;            // "allreduce at 16 tokens, eager": what a timed-out wait on this point names
   std::vector<double> step_us;  // per timed trial: the whole burst on this rank's clock
   std::vector<double> op_us;    // per-op pass, trial-major: op_us[trial * ops + op]; empty in graph mode
   int op_trials = 0;

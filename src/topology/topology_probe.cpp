@@ -70,6 +70,7 @@ TopologyInfo probe_topology(const RankContext& context, bool gpu_transport) {
   TopologyInfo info;
   if (!gpu_transport) {
     label_topology(info, context.host_count());
+    label_hosts(info, context.hosts(), context.local_ranks());
     return info;
   }
   std::vector<int> peer_row;
@@ -128,6 +129,7 @@ TopologyInfo probe_topology(const RankContext& context, bool gpu_transport) {
   }
   info.nccl_version = nccl_version;
   label_topology(info, context.host_count());
+  label_hosts(info, context.hosts(), context.local_ranks());
   return info;
 }
 

@@ -1,8 +1,12 @@
 // The host transport: AllReduce and All-to-Allv over MPI on host memory, timed with MPI_Wtime. Runs anywhere.
+// Each op is a non-blocking collective polled to completion; a wait longer than transport.timeout_s ends the
+// job with exit code 3, naming the op and the ranks that stopped answering (common/bounded_wait.hpp).
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/rank_context.hpp"
@@ -36,8 +40,12 @@ class MpiTransport final : public Transport {
     std::vector<AlltoallCounts> ops;  // indexed by matrix_index
   };
   PreparedPhase& prepared(const PhasePlan& phase);
-  void run_allreduce(const PhasePlan& phase, std::size_t bytes);
-  void run_alltoall(const PhasePlan& phase, const CommOp& op);
+  // Runs op `op_index` and waits for it (bounded); `verifying`: the correctness pass, named on a timeout.
+  void run_op(const PhasePlan& phase, std::size_t op_index, bool verifying);
+  void run_allreduce(const PhasePlan& phase, std::size_t op_index, bool verifying);
+  void run_alltoall(const PhasePlan& phase, std::size_t op_index, bool verifying);
+  std::string describe_op(const char* call, const PhasePlan& phase, std::size_t op_index,
+                          const std::string& bytes, bool verifying) const;
 
   const RankContext& context_;
   bool in_place_;
