@@ -23,11 +23,14 @@
 namespace {
 
 // MPI_Init_thread / MPI_Finalize for the measuring command only (the others need no MPI).
+// MPI_THREAD_MULTIPLE: the host transport's watchdog thread asks the peers for a sign of life and calls
+// MPI_Abort while the main thread is inside a collective (transport/mpi_transport.hpp says what happens with
+// a lower level).
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
     int provided = 0;
-    K25_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    K25_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }
   MpiSession(const MpiSession&) = delete;

@@ -9,6 +9,7 @@
 
 #include "common/bounded_wait.hpp"
 #include "common/error.hpp"
+#include "common/wait_watchdog.hpp"
 #include "transport/check_pattern.hpp"
 
 namespace k25 {
@@ -21,6 +22,29 @@ int to_int_count(std::uint64_t bytes, const char* what) {
   return static_cast<int>(bytes);
 }
 
+// The op a timed-out wait names, described only on expiry: "MPI_Allreduce of allreduce at 16 tokens, op 37 of
+// 122 (14336 bytes)". `bytes`: the AllReduce's vector, or what this rank sends in the All-to-All.
+struct OpPoint final : WaitPoint {
+  OpPoint(const char* call_name, const PhasePlan* plan, std::size_t index, std::uint64_t byte_count,
+          bool sent_by_rank, bool correctness_pass)
+      : call(call_name),
+        phase(plan),
+        op_index(index),
+        bytes(byte_count),
+        alltoall(sent_by_rank),
+        verifying(correctness_pass) {}
+  std::string describe() const override {
+    return fmt::format("{} of {} at {} tokens, op {} of {} ({} bytes{}{})", call, to_string(phase->phase),
+                       phase->tokens, op_index, phase->ops.size(), bytes,
+                       alltoall ? " sent by this rank" : "", verifying ? ", correctness pass" : "");
+  }
+  const char* call;
+  const PhasePlan* phase;
+  std::size_t op_index;
+  std::uint64_t bytes;
+  bool alltoall, verifying;
+};
+
 // Touches every page so that first-use page faults do not land in a timed region.
 void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
   buffer.assign(bytes, std::byte{0});
@@ -29,7 +53,14 @@ void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
 }  // namespace
 
 MpiTransport::MpiTransport(const RunConfig& config, const RankContext& context)
-    : context_(context), in_place_(config.sweep.in_place) {}
+    : context_(context), in_place_(config.sweep.in_place) {
+  int level = MPI_THREAD_SINGLE;
+  K25_MPI_CHECK(MPI_Query_thread(&level));
+  if (level == MPI_THREAD_MULTIPLE)
+    watchdog_ = std::make_unique<WaitWatchdog>(
+        context.collective_timeout_s(),
+        [&context](const std::string& op) { end_job_after_timeout(context, op); });
+}
 
 std::string MpiTransport::clock_description() const {
   int is_global = 0, flag = 0;
@@ -83,16 +114,9 @@ void MpiTransport::prepare(const PhasePlan& phase) {
     }
     if (send_offset > alltoall_send_.size() || recv_offset > alltoall_recv_.size())
       throw RuntimeFault("All-to-All buffers smaller than the plan needs");
+    counts.send_total = send_offset;
     slot.ops.push_back(std::move(counts));
   }
-}
-
-// "MPI_Iallreduce of allreduce at 16 tokens, op 37 of 122 (14336 bytes, correctness pass)": the point a
-// timed-out wait names. `bytes`: the AllReduce's vector, or what this rank sends in the All-to-All.
-std::string MpiTransport::describe_op(const char* call, const PhasePlan& phase, std::size_t op_index,
-                                      const std::string& bytes, bool verifying) const {
-  return fmt::format("{} of {} at {} tokens, op {} of {} ({}{})", call, to_string(phase.phase), phase.tokens,
-                     op_index, phase.ops.size(), bytes, verifying ? ", correctness pass" : "");
 }
 
 void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t op_index, bool verifying) {
@@ -101,32 +125,36 @@ void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t op_index, b
   const int count = to_int_count(bytes / dtype_bytes(phase.dtype), "an AllReduce");
   const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
   const MPI_Op op = bf16 ? bf16_sum_.get() : MPI_SUM;
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (in_place_) {
-    K25_MPI_CHECK(
-        MPI_Iallreduce(MPI_IN_PLACE, reduce_input_.data(), count, type, op, context_.world(), &request));
-  } else {
-    K25_MPI_CHECK(MPI_Iallreduce(reduce_input_.data(), reduce_output_.data(), count, type, op,
-                                 context_.world(), &request));
+  const void* send = in_place_ ? MPI_IN_PLACE : reduce_input_.data();
+  void* receive = in_place_ ? reduce_input_.data() : reduce_output_.data();
+  if (watchdog_) {
+    const OpPoint point{"MPI_Allreduce", &phase, op_index, bytes, false, verifying};
+    const ArmedWait armed(*watchdog_, point);
+    K25_MPI_CHECK(MPI_Allreduce(send, receive, count, type, op, context_.world()));
+    return;
   }
-  wait_bounded(request, context_, [&] {
-    return describe_op("MPI_Iallreduce", phase, op_index, fmt::format("{} bytes", bytes), verifying);
-  });
+  const OpPoint point{"MPI_Iallreduce", &phase, op_index, bytes, false, verifying};
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Iallreduce(send, receive, count, type, op, context_.world(), &request));
+  wait_bounded(request, context_, [&] { return point.describe(); });
 }
 
 void MpiTransport::run_alltoall(const PhasePlan& phase, std::size_t op_index, bool verifying) {
-  const CommOp& op = phase.ops[op_index];
-  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(op.matrix_index)];
+  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(phase.ops[op_index].matrix_index)];
+  if (watchdog_) {
+    const OpPoint point{"MPI_Alltoallv", &phase, op_index, counts.send_total, true, verifying};
+    const ArmedWait armed(*watchdog_, point);
+    K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
+                                MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
+                                counts.recv_displs.data(), MPI_BYTE, context_.world()));
+    return;
+  }
+  const OpPoint point{"MPI_Ialltoallv", &phase, op_index, counts.send_total, true, verifying};
   MPI_Request request = MPI_REQUEST_NULL;
   K25_MPI_CHECK(MPI_Ialltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
                                MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
                                counts.recv_displs.data(), MPI_BYTE, context_.world(), &request));
-  wait_bounded(request, context_, [&] {
-    std::uint64_t sent = 0;
-    for (int bytes : counts.send_counts) sent += static_cast<std::uint64_t>(bytes);
-    return describe_op("MPI_Ialltoallv", phase, op_index, fmt::format("{} bytes sent by this rank", sent),
-                       verifying);
-  });
+  wait_bounded(request, context_, [&] { return point.describe(); });
 }
 
 void MpiTransport::run_op(const PhasePlan& phase, std::size_t op_index, bool verifying) {

@@ -6,10 +6,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/rank_context.hpp"
+#include "common/wait_watchdog.hpp"
 #include "transport/mpi_bf16_sum.hpp"
 #include "transport/transport.hpp"
 
@@ -34,6 +36,7 @@ class MpiTransport final : public Transport {
   // MPI_Alltoallv arguments of one op, for this rank, in bytes.
   struct AlltoallCounts {
     std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+    std::uint64_t send_total = 0;
   };
   struct PreparedPhase {
     int tokens = -1;
@@ -44,8 +47,6 @@ class MpiTransport final : public Transport {
   void run_op(const PhasePlan& phase, std::size_t op_index, bool verifying);
   void run_allreduce(const PhasePlan& phase, std::size_t op_index, bool verifying);
   void run_alltoall(const PhasePlan& phase, std::size_t op_index, bool verifying);
-  std::string describe_op(const char* call, const PhasePlan& phase, std::size_t op_index,
-                          const std::string& bytes, bool verifying) const;
 
   const RankContext& context_;
   bool in_place_;
@@ -53,6 +54,7 @@ class MpiTransport final : public Transport {
   std::vector<std::byte> reduce_input_, reduce_output_, alltoall_send_, alltoall_recv_;
   std::array<PreparedPhase, 3> prepared_;  // by Phase
   std::vector<double> marks_;
+  std::unique_ptr<WaitWatchdog> watchdog_;  // null without MPI_THREAD_MULTIPLE: polled non-blocking ops
 };
 
 }  // namespace k25

@@ -44,7 +44,7 @@ cat "$out.log"
 echo "job ended $seconds s after ${HOST[2]}'s link was cut (timeout $timeout_s s); exit code $rc;" \
   "$before results journaled before the cut"
 [ "$rc" -eq 3 ] || fail "exit code $rc, expected 3"
-grep -E "^k25comm: error: rank [01] of 4 \(${HOST[1]}\): MPI_I[a-z]+ .* (allreduce|dispatch|combine) at [0-9]+ tokens.* did not complete within the $timeout_s s timeout \(transport.timeout_s\); ranks that stopped answering within $timeout_s s: 2, 3 \(${HOST[2]}\); ending the job \(MPI_Abort, exit code 3\)$" \
+grep -E "^k25comm: error: rank [01] of 4 \(${HOST[1]}\): MPI_I?[A-Za-z]+ .* (allreduce|dispatch|combine) at [0-9]+ tokens.* did not complete within the $timeout_s s timeout \(transport.timeout_s\); ranks that stopped answering within $timeout_s s: 2, 3 \(${HOST[2]}\); ending the job \(MPI_Abort, exit code 3\)$" \
   "$out.log" || fail "no message naming the point and ranks 2, 3 on ${HOST[2]}"
 python3 - "$out/journal.jsonl" "$before" <<'PY' || exit 1
 import json, sys

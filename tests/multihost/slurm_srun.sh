@@ -12,7 +12,7 @@ source "$K25_SOURCE/tests/multihost/lib.sh"
 
 slurm_up
 [ "$K25_SLURM_MPI" = pmix ] || fail "srun offers no 'pmix' plugin (got '$K25_SLURM_MPI')"
-rm -rf "$out"
+rm -rf "$out" "$out-pmix_v4" "$out-pmi2" "$out-stopped"
 export OMPI_MCA_mpi_yield_when_idle=1  # 4 tasks on fewer cores: Open MPI cannot see the oversubscription
 timeout 240 srun -n 4 --overcommit --mpi=pmix "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" --out "$out" \
   >"$out.console.txt" 2>&1
@@ -47,7 +47,7 @@ until [ "$(result_lines "$stopped/journal.jsonl")" -ge 1 ]; do
   sleep 0.2
 done
 victim=""
-for p in $(pgrep -f -- "--out $stopped( |\$)"); do
+for p in $(pgrep -f -- "^$K25COMM .*--out $stopped( |\$)"); do
   tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx SLURM_PROCID=2 && victim=$p
 done
 [ -n "$victim" ] || fail "task 2 not found"
