@@ -23,6 +23,7 @@ class MpiTransport final : public Transport {
 
   std::string name() const override { return "mpi"; }
   std::string clock_description() const override;
+  std::string caveat(int ranks) const override;  // says so when the ops ran non-blocking
   void allocate(const BufferSizes& sizes) override;
   void prepare(const PhasePlan& phase) override;
   void launch(const PhasePlan& phase, std::size_t op_index) override;

@@ -9,6 +9,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --dtype|--copies|--routing|--tokens) flags+=("$1" "$2"); checks+=("$1" "$2"); shift 2 ;;
     --in-place) flags+=("$1"); checks+=("$1"); shift ;;
+    --expect-note) checks+=("$1" "$2"); shift 2 ;;
     *) flags+=("$1"); shift ;;
   esac
 done
