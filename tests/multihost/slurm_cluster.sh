@@ -31,11 +31,46 @@ stop_pid() {  # stop_pid FILE: TERM the daemon whose pid FILE holds (one we star
   kill -KILL "$pid" 2>/dev/null || true
 }
 
+# This cluster's processes other than this script and its callers: those with its SLURM_CONF in their environment
+# (job scripts, tasks, the tests' srun and sbatch) and those holding a file of its folder open (slurmstepd, which
+# clears its environment but keeps slurmd's log open). All were started through this fixture.
+cluster_processes() {
+  local proc p link ancestors=" " up=$$
+  while [ "$up" -gt 1 ] 2>/dev/null; do
+    ancestors+="$up "
+    up=$(awk '{ print $4 }' "/proc/$up/stat" 2>/dev/null || echo 0)
+  done
+  for proc in /proc/[0-9]*; do
+    p=${proc#/proc/}
+    [[ "$ancestors" == *" $p "* ]] && continue
+    if { tr '\0' '\n' <"$proc/environ" | grep -qxF "SLURM_CONF=$dir/slurm.conf"; } 2>/dev/null; then
+      echo "$p"
+      continue
+    fi
+    for link in "$proc"/fd/*; do
+      [[ "$(readlink "$link" 2>/dev/null)" == "$dir/"* ]] && { echo "$p"; break; }
+    done
+  done
+  return 0
+}
+
 tear_down() {
   [ -d "$dir" ] || return 0
-  # slurmd first (it ends the job steps it runs), then the controller, then MUNGE.
+  if [ -f "$dir/slurm.conf" ] && [ -s "$dir/slurmctld.started" ]; then
+    # Jobs still running (a test that failed or timed out): cancel them and give their steps a moment.
+    SLURM_CONF="$dir/slurm.conf" scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 50); do
+      [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+  # slurmd, then the controller; then whatever of the jobs is left; then MUNGE.
   stop_pid "$dir/slurmd.started"
   stop_pid "$dir/slurmctld.started"
+  local left
+  left=$(cluster_processes)
+  # shellcheck disable=SC2086  # a list of pids
+  [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
   stop_pid "$dir/munged.started"
   rm -rf "$dir"
 }

@@ -21,7 +21,7 @@ export SBATCH_GPUS_PER_TASK=0 OMPI_MCA_mpi_yield_when_idle=1
 export K25_CONFIG=configs/smoke.yaml K25_OUT_ROOT="$out/nightly" K25_BASELINE="$out/baseline.json" K25_UPDATE_BASELINE=1
 submit() {  # submit N: the N-th job, waited for; its log in $out/job-N.out
   local rc
-  (cd "$repo" && timeout 240 sbatch --wait --ntasks=4 --overcommit --output="$out/job-$1.out" \
+  (cd "$repo" && timeout 200 sbatch --wait --ntasks=4 --overcommit --output="$out/job-$1.out" \
     tools/k25comm.sbatch)
   rc=$?
   [ "$rc" -eq 124 ] && { squeue; scontrol show job; }

@@ -14,7 +14,7 @@ slurm_up
 [ "$K25_SLURM_MPI" = pmix ] || fail "srun offers no 'pmix' plugin (got '$K25_SLURM_MPI')"
 rm -rf "$out" "$out-pmix_v4" "$out-pmi2" "$out-stopped"
 export OMPI_MCA_mpi_yield_when_idle=1  # 4 tasks on fewer cores: Open MPI cannot see the oversubscription
-timeout 240 srun -n 4 --overcommit --mpi=pmix "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" --out "$out" \
+timeout 180 srun -n 4 --overcommit --mpi=pmix "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" --out "$out" \
   >"$out.console.txt" 2>&1
 rc=$?
 cat "$out.console.txt"
@@ -29,9 +29,9 @@ print(f"run.env: SLURM_JOB_ID {env['SLURM_JOB_ID']}")
 PY
 
 # pmix_v4 is the same plugin under its versioned name; pmi2 cannot start Debian's Open MPI.
-timeout 120 srun -n 2 --overcommit --mpi=pmix_v4 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
+timeout 60 srun -n 2 --overcommit --mpi=pmix_v4 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
   --out "$out-pmix_v4" --tokens 1 >"$out-pmix_v4.txt" 2>&1 || { cat "$out-pmix_v4.txt"; fail "--mpi=pmix_v4 failed"; }
-timeout 120 srun -n 2 --overcommit --mpi=pmi2 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
+timeout 60 srun -n 2 --overcommit --mpi=pmi2 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
   --out "$out-pmi2" --tokens 1 >"$out-pmi2.txt" 2>&1 && fail "--mpi=pmi2 ran: the README says it does not"
 grep -q "OMPI was not built with SLURM's PMI support" "$out-pmi2.txt" || { cat "$out-pmi2.txt"; fail "pmi2 failed otherwise"; }
 
