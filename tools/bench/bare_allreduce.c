@@ -1,6 +1,7 @@
 /* The baseline of tools/bench-host-allreduce: a bare AllReduce burst (sum) timed with MPI_Wtime.
- * Each repetition is a barrier then `ops` back-to-back AllReduces; its time is the max over ranks; the p50 of
- * repetitions divided by `ops` is printed as the per-op time, in microseconds.
+ * Each repetition is a barrier then `ops` back-to-back AllReduces; its time is the max over ranks. Printed: the p50
+ * and the minimum of the repetitions, each divided by `ops`: per-op times in microseconds ("P50 MIN"). The minimum
+ * is the burst's cost without the interruptions a shared machine adds.
  *   DTYPE fp32: MPI_FLOAT with MPI_SUM.
  *   DTYPE bf16: 16-bit words with a user-defined MPI_Op, the same arithmetic as k25comm's (add in fp32, round to
  *               nearest even, NaN kept quiet), written branch-free so that the compiler vectorises it (build
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   }
   if (rank == 0) {
     qsort(times, (size_t)reps, sizeof(double), by_value);
-    printf("%.4f\n", times[reps / 2] / ops);
+    printf("%.4f %.4f\n", times[reps / 2] / ops, times[0] / ops);
   }
   if (watching) {
     atomic_store(&watch_stop, 1);
