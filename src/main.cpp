@@ -26,11 +26,14 @@
 namespace {
 
 // MPI_Init_thread / MPI_Finalize for the measuring command only (the others need no MPI).
+// MPI_THREAD_MULTIPLE: the host transport's watchdog thread asks the peers for a sign of life and calls
+// MPI_Abort while the main thread is inside a collective (transport/mpi_transport.hpp says what happens with
+// a lower level).
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
     int provided = 0;
-    K25_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    K25_MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }
   MpiSession(const MpiSession&) = delete;
@@ -45,7 +48,7 @@ void print_error(const std::exception& e, bool verbose) {
 int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
   k25::install_interrupt_handlers();
   MpiSession mpi(argc, argv);
-  k25::RankContext context;
+  k25::RankContext context(config.transport.timeout_s);
   MPI_Comm_set_errhandler(context.world(), MPI_ERRORS_RETURN);
   try {
     return k25::run_measure_command(config, cli, context);

@@ -157,7 +157,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
         transport.name()));
   TopologyInfo topology = probe_topology(context, transport.device());
   if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
-  const std::vector<std::string> hosts = gather_host_names(context);
+  const std::vector<std::string>& hosts = context.hosts();
   const std::map<std::string, int> host_cores = gather_host_cores(context, hosts);
 
   if (state) {

@@ -67,19 +67,6 @@ std::string mpi_library_version() {
   return version;
 }
 
-std::vector<std::string> gather_host_names(const RankContext& context) {
-  std::array<char, MPI_MAX_PROCESSOR_NAME> mine{};
-  std::strncpy(mine.data(), context.host().c_str(), mine.size() - 1);
-  std::vector<char> all(context.is_coordinator() ? mine.size() * static_cast<std::size_t>(context.size())
-                                                 : 0);
-  K25_MPI_CHECK(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
-                           static_cast<int>(mine.size()), MPI_CHAR, 0, context.world()));
-  std::vector<std::string> hosts;
-  for (int r = 0; context.is_coordinator() && r < context.size(); ++r)
-    hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * mine.size());
-  return hosts;
-}
-
 std::map<std::string, int> gather_host_cores(const RankContext& context,
                                              const std::vector<std::string>& hosts) {
   const int mine = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));

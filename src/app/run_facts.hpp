@@ -1,4 +1,4 @@
-// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables, MPI library, host names.
+// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables, MPI library, launcher rank.
 #pragma once
 
 #include <map>
@@ -12,8 +12,6 @@ namespace k25 {
 std::string utc_now_iso8601();
 std::map<std::string, std::string> launcher_environment();  // NCCL_*, UCX_*, user-set OMPI_MCA_*, SLURM_JOB*
 std::string mpi_library_version();
-std::vector<std::string> gather_host_names(
-    const RankContext& context);  // collective; index = rank, full on rank 0
 // Collective: the online CPU cores of each host (full on rank 0), for the oversubscription caveat.
 std::map<std::string, int> gather_host_cores(const RankContext& context,
                                              const std::vector<std::string>& hosts);

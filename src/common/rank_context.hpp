@@ -1,9 +1,11 @@
-// The per-rank context: who this rank is (world and node-local rank, host) and the communicators it owns.
+// The per-rank context: who this rank is (world and node-local rank, host), where every rank runs, the
+// communicators it owns, and how long a wait on them may last.
 #pragma once
 
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace k25 {
 
@@ -26,7 +28,10 @@ class OwnedComm {
 // Built once after MPI_Init and passed down by reference. Rank 0 of `world` is the coordinator.
 class RankContext {
  public:
-  RankContext();  // duplicates MPI_COMM_WORLD and splits it by shared-memory node
+  // Collective: duplicates MPI_COMM_WORLD (twice: the run's communicator and the one the check after a
+  // timeout uses), splits it by shared-memory node, and shares every rank's host name and node-local rank.
+  // `collective_timeout_s` bounds every wait on a collective after start-up (transport.timeout_s).
+  explicit RankContext(double collective_timeout_s);
 
   int rank() const { return rank_; }
   int size() const { return size_; }
@@ -34,14 +39,22 @@ class RankContext {
   int local_size() const { return local_size_; }
   int host_count() const { return host_count_; }
   const std::string& host() const { return host_; }
+  const std::vector<std::string>& hosts() const { return hosts_; }  // every rank's host, index = world rank
+  const std::vector<int>& local_ranks() const { return local_ranks_; }  // every rank's node-local rank
   bool is_coordinator() const { return rank_ == 0; }
+  double collective_timeout_s() const { return collective_timeout_s_; }
   MPI_Comm world() const { return world_.get(); }
   MPI_Comm node() const { return node_.get(); }
+  // Used only after a collective timed out, to find the ranks that still answer (common/bounded_wait.hpp).
+  MPI_Comm liveness() const { return liveness_.get(); }
 
  private:
-  OwnedComm world_, node_;
+  OwnedComm world_, node_, liveness_;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, host_count_ = 1;
+  double collective_timeout_s_ = 60.0;
   std::string host_;
+  std::vector<std::string> hosts_;
+  std::vector<int> local_ranks_;
 };
 
 }  // namespace k25

@@ -6,6 +6,9 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "common/bounded_wait.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 
@@ -14,11 +17,22 @@ namespace {
 
 enum StopFlags : int { keep_going = 0, budget_spent = 1, interrupted = 2 };
 
+// The barrier that aligns the ranks before a trial, bounded by the collective timeout (outside the timed
+// region).
+void trial_barrier(const RankContext& context, const std::string& point, const char* pass,
+                   std::size_t trial) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Ibarrier(context.world(), &request));
+  wait_bounded(request, context,
+               [&] { return fmt::format("MPI_Ibarrier before {} trial {} of {}", pass, trial, point); });
+}
+
 // Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any
 // rank may report an interrupt. One small allreduce, outside the timed region. The maximum of the flags keeps
 // `interrupted` (it outranks `budget_spent`); a rank that was not signalled records the peer's signal number.
-int collective_stop(const RankContext& context, int trials_done, int max_trials, int min_trials,
-                    std::chrono::steady_clock::time_point started, double budget_s) {
+int collective_stop(const RankContext& context, const std::string& point, const char* pass, int trials_done,
+                    int max_trials, int min_trials, std::chrono::steady_clock::time_point started,
+                    double budget_s) {
   int local[2] = {keep_going, interrupt_signal()};
   if (context.is_coordinator()) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -27,7 +41,12 @@ int collective_stop(const RankContext& context, int trials_done, int max_trials,
   }
   if (local[1] != 0) local[0] |= interrupted;
   int decision[2] = {keep_going, 0};
-  K25_MPI_CHECK(MPI_Allreduce(local, decision, 2, MPI_INT, MPI_MAX, context.world()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Iallreduce(local, decision, 2, MPI_INT, MPI_MAX, context.world(), &request));
+  wait_bounded(request, context, [&] {
+    return fmt::format("MPI_Iallreduce of the stop decision after {} trial {} of {}", pass, trials_done,
+                       point);
+  });
   if (decision[1] != 0 && interrupt_signal() == 0) request_interrupt(decision[1]);
   return decision[0];
 }
@@ -71,6 +90,8 @@ std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context) {
   PointSamples samples;
+  samples.point = fmt::format("{} at {} tokens, {}", to_string(phase.phase), phase.tokens, to_string(mode));
+  const std::string& point = samples.point;
   stop_if_coordinator_interrupted(context);  // between points: no peer is inside a collective of this point
   std::unique_ptr<CapturedBurst> graph;
   if (mode == TimingMode::graph) graph = transport.capture(phase);
@@ -80,12 +101,13 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   const int warmup = std::max(sweep.warmup, 1);
   const auto warmup_started = std::chrono::steady_clock::now();
   for (int done = 0; done < warmup;) {
-    K25_MPI_CHECK(MPI_Barrier(context.world()));
+    trial_barrier(context, point, "warm-up", static_cast<std::size_t>(done));
     transport.begin_trial();
     run_burst(transport, phase, graph.get(), context);
     transport.synchronize();
     ++done;
-    const int stop = collective_stop(context, done, warmup, 1, warmup_started, sweep.time_budget_s);
+    const int stop =
+        collective_stop(context, point, "warm-up", done, warmup, 1, warmup_started, sweep.time_budget_s);
     if (stop & interrupted) {
       samples.interrupted = true;
       return samples;
@@ -102,7 +124,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   const auto started = HostClock::now();
   samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
   while (true) {
-    K25_MPI_CHECK(MPI_Barrier(context.world()));
+    trial_barrier(context, point, "timed", samples.step_us.size());
     const auto barrier_exit = HostClock::now();
     transport.begin_trial();
     transport.reset_marks();
@@ -117,8 +139,8 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     samples.step_us.push_back(transport.elapsed_us(begin, end));
     samples.launch_us.push_back(host_us(launch_start, launch_end));
     samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
-    const int stop = collective_stop(context, static_cast<int>(samples.step_us.size()), sweep.iterations,
-                                     sweep.min_iterations, started, sweep.time_budget_s);
+    const int stop = collective_stop(context, point, "timed", static_cast<int>(samples.step_us.size()),
+                                     sweep.iterations, sweep.min_iterations, started, sweep.time_budget_s);
     if (stop & interrupted) {
       samples.interrupted = true;
       return samples;
@@ -132,7 +154,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     const auto ops = phase.ops.size();
     const auto op_started = std::chrono::steady_clock::now();
     while (true) {
-      K25_MPI_CHECK(MPI_Barrier(context.world()));
+      trial_barrier(context, point, "per-op", static_cast<std::size_t>(samples.op_trials));
       transport.begin_trial();
       transport.reset_marks();
       std::vector<int> slots(ops + 1);
@@ -152,7 +174,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
       }
       samples.op_trial_spans.push_back(std::move(spans));
       ++samples.op_trials;
-      const int stop = collective_stop(context, samples.op_trials, sweep.op_iterations,
+      const int stop = collective_stop(context, point, "per-op", samples.op_trials, sweep.op_iterations,
                                        std::min(sweep.min_iterations, sweep.op_iterations), op_started,
                                        sweep.time_budget_s);
       if (stop & interrupted) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/vocabulary.hpp"
@@ -9,6 +10,7 @@
 namespace k25 {
 
 struct PointSamples {
+  std::string point;               // "allreduce at 16 tokens, eager": what a timed-out wait on this point names
   std::vector<double> step_us;     // per timed trial: the whole burst on this rank's clock
   std::vector<double> launch_us;   // per timed trial: host time to enqueue the burst (between its timestamps)
   std::vector<double> arrival_us;  // per timed trial: host time from the trial's barrier to the burst's start

@@ -133,6 +133,16 @@ std::string render_system(const RunReport& r) {
   for (const auto& [name, value] : r.run.env) md += row({cell(name), cell("`" + value + "`")});
   md += "\n";
 
+  if (r.topology.hosts.size() > 1) {
+    md += header({"host", "ranks (node-local order)", "links on the host"}, false);
+    for (const HostTopology& h : r.topology.hosts) {
+      std::vector<std::string> ranks;
+      for (int rank : h.ranks) ranks.push_back(std::to_string(rank));
+      md += row({cell(h.name), join(ranks, ", "),
+                 cell(h.kind + (h.link_description.empty() ? "" : ": " + h.link_description))});
+    }
+    md += "\n";
+  }
   if (!r.topology.gpus.empty()) {
     md += header({"rank", "host", "GPU", "bus id", "PCIe (max)", "NVLinks", "driver"}, false);
     for (const GpuInfo& g : r.topology.gpus) {

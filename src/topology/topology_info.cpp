@@ -37,8 +37,21 @@ void from_json(const nlohmann::json& j, GpuInfo& g) {
   g.source = j.value("source", "");
 }
 
+void to_json(nlohmann::json& j, const HostTopology& h) {
+  j = nlohmann::json{
+      {"name", h.name}, {"ranks", h.ranks}, {"kind", h.kind}, {"link_description", h.link_description}};
+}
+
+void from_json(const nlohmann::json& j, HostTopology& h) {
+  h.name = j.value("name", "");
+  h.ranks = json_integer_list<int>(j.value("ranks", nlohmann::json::array()), "ranks");
+  h.kind = j.value("kind", "host");
+  h.link_description = j.value("link_description", "");
+}
+
 void to_json(nlohmann::json& j, const TopologyInfo& t) {
   j = nlohmann::json{{"kind", t.kind},
+                     {"hosts", t.hosts},
                      {"gpus", t.gpus},
                      {"peer_access", t.peer_access},
                      {"link_description", t.link_description}};
@@ -48,6 +61,7 @@ void to_json(nlohmann::json& j, const TopologyInfo& t) {
 
 void from_json(const nlohmann::json& j, TopologyInfo& t) {
   t.kind = j.value("kind", "host");
+  t.hosts = j.value("hosts", std::vector<HostTopology>{});
   t.gpus = j.value("gpus", std::vector<GpuInfo>{});
   t.peer_access.clear();
   const nlohmann::json peer_access = j.value("peer_access", nlohmann::json::array());

@@ -24,6 +24,11 @@ void label_topology(TopologyInfo& info, int hosts) {
   if (info.gpus.empty()) {
     info.kind = "host";
     info.link_description = "host memory (mpi transport): no GPU link is used";
+    if (hosts > 1)
+      info.link_description += fmt::format(
+          "; the run spans {} hosts, so ops between them cross the network (MPI over TCP or whatever the "
+          "MPI library chose)",
+          hosts);
     return;
   }
   const auto with_nvlink =
@@ -75,6 +80,32 @@ void label_emulated(TopologyInfo& info, int ranks) {
       "emulated: {} ranks on {} GPU{}, connected through NCCL's socket transport over loopback (not a GPU "
       "link)",
       ranks, gpus.size(), gpus.size() == 1 ? "" : "s");
+}
+
+void label_hosts(TopologyInfo& info, const std::vector<std::string>& rank_hosts,
+                 const std::vector<int>& local_ranks) {
+  info.hosts.clear();
+  for (std::size_t rank = 0; rank < rank_hosts.size(); ++rank) {
+    auto host = std::find_if(info.hosts.begin(), info.hosts.end(),
+                             [&](const HostTopology& h) { return h.name == rank_hosts[rank]; });
+    if (host == info.hosts.end()) {
+      HostTopology added;
+      added.name = rank_hosts[rank];
+      host = info.hosts.insert(info.hosts.end(), std::move(added));
+    }
+    const int local = rank < local_ranks.size() ? local_ranks[rank] : -1;
+    const auto slot = local >= 0 ? static_cast<std::size_t>(local) : host->ranks.size();
+    if (host->ranks.size() <= slot) host->ranks.resize(slot + 1, -1);
+    host->ranks[slot] = static_cast<int>(rank);
+  }
+  for (HostTopology& host : info.hosts) {
+    TopologyInfo own;
+    for (const GpuInfo& gpu : info.gpus)
+      if (gpu.host == host.name) own.gpus.push_back(gpu);
+    label_topology(own, 1);
+    host.kind = own.kind;
+    host.link_description = own.link_description;
+  }
 }
 
 }  // namespace k25

@@ -15,4 +15,10 @@ void label_topology(TopologyInfo& info, int hosts);
 // (the ranks talk through sockets), and a description with the ranks and distinct GPUs.
 void label_emulated(TopologyInfo& info, int ranks);
 
+// Fills info.hosts from every rank's host and node-local rank (index = world rank): one entry per host in the
+// order of its lowest rank, its ranks in node-local order, and its own GPUs (those of info.gpus on it)
+// labelled as label_topology labels a one-host run. Call after info.gpus is complete.
+void label_hosts(TopologyInfo& info, const std::vector<std::string>& rank_hosts,
+                 const std::vector<int>& local_ranks);
+
 }  // namespace k25

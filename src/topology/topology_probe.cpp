@@ -74,6 +74,7 @@ TopologyInfo probe_topology(const RankContext& context, int device) {
   TopologyInfo info;
   if (device < 0) {
     label_topology(info, context.host_count());
+    label_hosts(info, context.hosts(), context.local_ranks());
     return info;
   }
   std::vector<int> peer_row;
@@ -140,6 +141,7 @@ TopologyInfo probe_topology(const RankContext& context, int device) {
   }
   info.nccl_version = nccl_version;
   label_topology(info, context.host_count());
+  label_hosts(info, context.hosts(), context.local_ranks());
   return info;
 }
 

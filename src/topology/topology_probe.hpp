@@ -11,7 +11,8 @@ namespace k25 {
 // falling back to sysfs for the PCIe link and to the CUDA runtime for the name; the coordinator gathers every
 // rank's record, builds the peer-access matrix (rank order; 0 across hosts) and labels the run (see
 // label_topology). The full record is returned on the coordinator; other ranks get only their own GPU.
-// device < 0 (mpi transport): no GPU is read, kind "host". Never throws for a missing NVML or sysfs file.
+// device < 0 (mpi transport): no GPU is read, kind "host". On the coordinator `hosts` lists every host with
+// its ranks in node-local order (label_hosts). Never throws for a missing NVML or sysfs file.
 TopologyInfo probe_topology(const RankContext& context, int device);
 
 // This rank's GPU record alone (not collective): NVML, then sysfs, then the CUDA runtime's own facts.

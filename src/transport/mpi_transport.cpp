@@ -1,12 +1,17 @@
-// Host-memory AllReduce (bf16 through a user-defined op, fp32 natively) and All-to-Allv with planned counts.
+// Host-memory AllReduce (bf16 through a user-defined op, fp32 natively) and All-to-Allv with planned counts,
+// each wait bounded by the collective timeout (a watchdog thread around the blocking call, or a polled
+// non-blocking one).
 #include "transport/mpi_transport.hpp"
 
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "common/bounded_wait.hpp"
 #include "common/error.hpp"
+#include "common/wait_watchdog.hpp"
 #include "transport/check_pattern.hpp"
 
 namespace k25 {
@@ -19,6 +24,29 @@ int to_int_count(std::uint64_t bytes, const char* what) {
   return static_cast<int>(bytes);
 }
 
+// The op a timed-out wait names, described only on expiry: "MPI_Allreduce of allreduce at 16 tokens, op 37 of
+// 122 (14336 bytes)". `bytes`: the AllReduce's vector, or what this rank sends in the All-to-All.
+struct OpPoint final : WaitPoint {
+  OpPoint(const char* call_name, const PhasePlan* plan, std::size_t index, std::uint64_t byte_count,
+          bool sent_by_rank, bool correctness_pass)
+      : call(call_name),
+        phase(plan),
+        op_index(index),
+        bytes(byte_count),
+        alltoall(sent_by_rank),
+        verifying(correctness_pass) {}
+  std::string describe() const override {
+    return fmt::format("{} of {} at {} tokens, op {} of {} ({} bytes{}{})", call, to_string(phase->phase),
+                       phase->tokens, op_index, phase->ops.size(), bytes,
+                       alltoall ? " sent by this rank" : "", verifying ? ", correctness pass" : "");
+  }
+  const char* call;
+  const PhasePlan* phase;
+  std::size_t op_index;
+  std::uint64_t bytes;
+  bool alltoall, verifying;
+};
+
 // Touches every page so that first-use page faults do not land in a timed region.
 void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
   buffer.assign(bytes, std::byte{0});
@@ -27,7 +55,26 @@ void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
 }  // namespace
 
 MpiTransport::MpiTransport(const RunConfig& config, const RankContext& context)
-    : context_(context), in_place_(config.sweep.in_place) {}
+    : context_(context), in_place_(config.sweep.in_place) {
+  int level = MPI_THREAD_SINGLE;
+  K25_MPI_CHECK(MPI_Query_thread(&level));
+  // Test-only switch: the path taken without MPI_THREAD_MULTIPLE, on a library that has it.
+  const char* waits = std::getenv("K25_HOST_WAITS");
+  const bool polled = waits != nullptr && std::string(waits) == "polled";
+  if (level == MPI_THREAD_MULTIPLE && !polled)
+    watchdog_ = std::make_unique<WaitWatchdog>(
+        context.collective_timeout_s(),
+        [&context](const std::string& op) { end_job_after_timeout(context, op); });
+}
+
+std::string MpiTransport::caveat(int ranks) const {
+  (void)ranks;
+  if (watchdog_) return {};
+  return "the MPI library does not provide MPI_THREAD_MULTIPLE, so the host transport ran MPI_Iallreduce and "
+         "MPI_Ialltoallv polled with MPI_Test (bounded waits without a watchdog thread): their algorithms "
+         "may "
+         "differ from the blocking calls' and so may the figures";
+}
 
 std::string MpiTransport::clock_description() const {
   int is_global = 0, flag = 0;
@@ -81,37 +128,59 @@ void MpiTransport::prepare(const PhasePlan& phase) {
     }
     if (send_offset > alltoall_send_.size() || recv_offset > alltoall_recv_.size())
       throw RuntimeFault("All-to-All buffers smaller than the plan needs");
+    counts.send_total = send_offset;
     slot.ops.push_back(std::move(counts));
   }
 }
 
-void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t bytes) {
+void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t op_index, bool verifying) {
+  const std::size_t bytes = phase.ops[op_index].bytes;
   const bool bf16 = phase.dtype == Dtype::bf16;
   const int count = to_int_count(bytes / dtype_bytes(phase.dtype), "an AllReduce");
   const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
   const MPI_Op op = bf16 ? bf16_sum_.get() : MPI_SUM;
-  if (in_place_) {
-    K25_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, reduce_input_.data(), count, type, op, context_.world()));
-  } else {
-    K25_MPI_CHECK(
-        MPI_Allreduce(reduce_input_.data(), reduce_output_.data(), count, type, op, context_.world()));
+  const void* send = in_place_ ? MPI_IN_PLACE : reduce_input_.data();
+  void* receive = in_place_ ? reduce_input_.data() : reduce_output_.data();
+  if (watchdog_) {
+    const OpPoint point{"MPI_Allreduce", &phase, op_index, bytes, false, verifying};
+    const ArmedWait armed(*watchdog_, point);
+    K25_MPI_CHECK(MPI_Allreduce(send, receive, count, type, op, context_.world()));
+    return;
   }
+  const OpPoint point{"MPI_Iallreduce", &phase, op_index, bytes, false, verifying};
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Iallreduce(send, receive, count, type, op, context_.world(), &request));
+  wait_bounded(request, context_, [&] { return point.describe(); });
 }
 
-void MpiTransport::run_alltoall(const PhasePlan& phase, const CommOp& op) {
-  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(op.matrix_index)];
-  K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
-                              MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
-                              counts.recv_displs.data(), MPI_BYTE, context_.world()));
+void MpiTransport::run_alltoall(const PhasePlan& phase, std::size_t op_index, bool verifying) {
+  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(phase.ops[op_index].matrix_index)];
+  if (watchdog_) {
+    const OpPoint point{"MPI_Alltoallv", &phase, op_index, counts.send_total, true, verifying};
+    const ArmedWait armed(*watchdog_, point);
+    K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
+                                MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
+                                counts.recv_displs.data(), MPI_BYTE, context_.world()));
+    return;
+  }
+  const OpPoint point{"MPI_Ialltoallv", &phase, op_index, counts.send_total, true, verifying};
+  MPI_Request request = MPI_REQUEST_NULL;
+  K25_MPI_CHECK(MPI_Ialltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
+                               MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
+                               counts.recv_displs.data(), MPI_BYTE, context_.world(), &request));
+  wait_bounded(request, context_, [&] { return point.describe(); });
+}
+
+void MpiTransport::run_op(const PhasePlan& phase, std::size_t op_index, bool verifying) {
+  if (phase.phase == Phase::allreduce) {
+    run_allreduce(phase, op_index, verifying);
+  } else {
+    run_alltoall(phase, op_index, verifying);
+  }
 }
 
 void MpiTransport::launch(const PhasePlan& phase, std::size_t op_index) {
-  const CommOp& op = phase.ops[op_index];
-  if (phase.phase == Phase::allreduce) {
-    run_allreduce(phase, op.bytes);
-  } else {
-    run_alltoall(phase, op);
-  }
+  run_op(phase, op_index, false);
 }
 
 int MpiTransport::mark() {
@@ -142,7 +211,7 @@ std::uint64_t MpiTransport::verify(const PhasePlan& phase, std::size_t op_index)
       }
     }
     if (!in_place_) std::memset(reduce_output_.data(), 0xFF, op.bytes);
-    launch(phase, op_index);
+    run_op(phase, op_index, true);
     const std::byte* result = in_place_ ? reduce_input_.data() : reduce_output_.data();
     for (std::size_t i = 0; i < count; ++i) {
       float got = 0;
@@ -165,7 +234,7 @@ std::uint64_t MpiTransport::verify(const PhasePlan& phase, std::size_t op_index)
       block[j] = check::alltoall_byte(me, peer, static_cast<std::uint64_t>(j));
   }
   std::memset(alltoall_recv_.data(), 0, alltoall_recv_.size());
-  launch(phase, op_index);
+  run_op(phase, op_index, true);
   for (int peer = 0; peer < ranks; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
     const auto* block = reinterpret_cast<const std::uint8_t*>(alltoall_recv_.data()) + counts.recv_displs[p];

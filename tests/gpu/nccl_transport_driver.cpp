@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 1;
   try {
-    const k25::RankContext context;
     const k25::RunConfig config = k25::load_config(argv[1]);
+    const k25::RankContext context(config.transport.timeout_s);
     rc = std::string(argv[2]) == "hang" ? hang(context, config) : run(context, config);
     std::printf("%s (rank %d)\n", rc == 0 ? "PASSED" : "FAILED", context.rank());
   } catch (const std::exception& e) {

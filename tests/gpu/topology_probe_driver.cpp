@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
   {
-    const k25::RankContext context;
+    const k25::RankContext context(60.0);
     const k25::TopologyInfo info = k25::probe_topology(context, 0);
     if (context.is_coordinator()) {
       std::printf("%s\n", nlohmann::json(info).dump(2).c_str());

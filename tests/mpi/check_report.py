@@ -30,6 +30,7 @@ def main():
     parser.add_argument("--tokens", default="1,4,16")
     parser.add_argument("--phases", default="allreduce,alltoall")
     parser.add_argument("--expect-slowest", type=int, help="the rank every result must name as slowest")
+    parser.add_argument("--expect-note", help="a text one of run.notes must hold")
     args = parser.parse_args()
     phases = []
     for phase in args.phases.split(","):
@@ -52,6 +53,10 @@ def main():
     check(run["started_at"].endswith("Z") and run["finished_at"] >= run["started_at"], "timestamps")
     check(isinstance(run["env"], dict), "env")
     check(report["topology"]["kind"] == "host", "topology kind host")
+    if args.expect_note:
+        check(any(args.expect_note in note for note in run["notes"]), f"no note holds {args.expect_note!r}")
+    else:
+        check(not any("polled with MPI_Test" in note for note in run["notes"]), "the host transport's ops were polled")
 
     results = report["results"]
     expected = {(phase, t, "eager") for t in tokens for phase in phases}

@@ -10,6 +10,7 @@ while [ $# -gt 0 ]; do
     --dtype|--copies|--routing|--tokens|--phases) flags+=("$1" "$2"); checks+=("$1" "$2"); shift 2 ;;
     --expect-slowest) checks+=("$1" "$2"); shift 2 ;;
     --in-place) flags+=("$1"); checks+=("$1"); shift ;;
+    --expect-note) checks+=("$1" "$2"); shift 2 ;;
     *) flags+=("$1"); shift ;;
   esac
 done

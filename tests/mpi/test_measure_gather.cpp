@@ -88,7 +88,7 @@ k25::SweepSpec sweep(int iterations, int op_iterations) {
 }  // namespace
 
 TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") {
-  const k25::RankContext context;
+  const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
   const auto phase = allreduce_burst(6, context.size());
   const auto samples = k25::measure_point(transport, phase, k25::TimingMode::eager, sweep(7, 3), context);
@@ -115,7 +115,7 @@ TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") 
 }
 
 TEST_CASE("the time budget stops a point after min_iterations, on every rank alike") {
-  const k25::RankContext context;
+  const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
   auto s = sweep(1000, 0);
   s.min_iterations = 3;
@@ -127,7 +127,7 @@ TEST_CASE("the time budget stops a point after min_iterations, on every rank ali
 }
 
 TEST_CASE("the host launch time is recorded, and left out of the result where the launch is the step") {
-  const k25::RankContext context;
+  const k25::RankContext context(60.0);
   ScriptedTransport asynchronous(context.rank(), false);
   asynchronous.launch_busy_us = 2000;  // 4 ops: at least 8 ms of host time per burst
   const auto phase = allreduce_burst(4, context.size());
@@ -147,7 +147,7 @@ TEST_CASE("the host launch time is recorded, and left out of the result where th
 }
 
 TEST_CASE("the slowest rank is the one that arrives late, though it measures the shortest step") {
-  const k25::RankContext context;
+  const k25::RankContext context(60.0);
   const int late_rank = context.size() - 1;
   ScriptedTransport transport(context.rank(), true);
   if (context.rank() == late_rank) {
@@ -167,7 +167,7 @@ TEST_CASE("the slowest rank is the one that arrives late, though it measures the
 }
 
 TEST_CASE("a signal on one rank ends the point on every rank at the next trial boundary") {
-  const k25::RankContext context;
+  const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
   if (context.rank() == 1 % context.size()) transport.interrupt_at_trial = 2 + 2;  // the second timed trial
   const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()),

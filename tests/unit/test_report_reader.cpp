@@ -228,3 +228,24 @@ TEST_CASE("a schema_version 1 report is read into version 2's form; a later vers
   CHECK_THROWS_WITH(read_report_file(dir.write("v3.json", j.dump())),
                     Catch::Contains("schema_version 3 is not supported (this build reads versions 1 to 2)"));
 }
+
+TEST_CASE("a multi-host report keeps its hosts and node-local ranks through report.json and report.md",
+          "[report_reader][host]") {
+  RunReport r = empty_report("kimi-k2.5", "host");
+  r.run.ranks = 4;
+  r.run.hosts = {"node-a", "node-a", "node-b", "node-b"};
+  r.topology.hosts = {{"node-a", {0, 1}, "host", "host memory"}, {"node-b", {3, 2}, "host", "host memory"}};
+  TempDir dir;
+  const RunReport back = read_report_file(dir.write("report.json", nlohmann::json(r).dump()));
+  REQUIRE(back.topology.hosts.size() == 2);
+  CHECK(back.topology.hosts[1].name == "node-b");
+  CHECK(back.topology.hosts[1].ranks == std::vector<int>{3, 2});
+  CHECK(nlohmann::json(back.topology) == nlohmann::json(r.topology));
+  const std::string md = render_markdown(back);
+  CHECK(md.find("| node-a | 0, 1 | host: host memory |") != std::string::npos);
+  CHECK(md.find("| node-b | 3, 2 | host: host memory |") != std::string::npos);
+
+  nlohmann::json bad = nlohmann::json(r);
+  bad["topology"]["hosts"][0]["ranks"] = {0, "one"};
+  CHECK_THROWS(read_report_file(dir.write("bad.json", bad.dump())));
+}

@@ -149,6 +149,45 @@ TEST_CASE("a run is labelled host, pcie, nvlink or mixed, with the slowest link'
     CHECK_FALSE(info.link_limit_gbps);
     CHECK(info.link_description.find("2 hosts") != std::string::npos);
   }
+  SECTION("no GPU on several hosts: host memory, and the network between the hosts") {
+    k25::label_topology(info, 2);
+    CHECK(info.kind == "host");
+    CHECK_FALSE(info.link_limit_gbps);
+    CHECK(
+        info.link_description ==
+        "host memory (mpi transport): no GPU link is used; the run spans 2 hosts, so ops between them cross "
+        "the network (MPI over TCP or whatever the MPI library chose)");
+  }
+}
+
+TEST_CASE("hosts list their ranks in node-local order and their own links", "[topology]") {
+  k25::TopologyInfo info;
+  SECTION("host transport, ranks placed round-robin over two hosts") {
+    // ranks 0..3 on a, b, a, b: node-local ranks 0, 0, 1, 1
+    k25::label_hosts(info, {"a", "b", "a", "b"}, {0, 0, 1, 1});
+    REQUIRE(info.hosts.size() == 2);
+    CHECK(info.hosts[0].name == "a");
+    CHECK(info.hosts[0].ranks == std::vector<int>{0, 2});
+    CHECK(info.hosts[1].name == "b");
+    CHECK(info.hosts[1].ranks == std::vector<int>{1, 3});
+    CHECK(info.hosts[0].kind == "host");
+    CHECK(info.hosts[1].link_description == "host memory (mpi transport): no GPU link is used");
+  }
+  SECTION("node-local order differs from world order") {
+    k25::label_hosts(info, {"a", "a", "a"}, {2, 0, 1});
+    REQUIRE(info.hosts.size() == 1);
+    CHECK(info.hosts[0].ranks == std::vector<int>{1, 2, 0});
+  }
+  SECTION("GPUs: each host labelled by its own GPUs") {
+    info.gpus = {nvlink_gpu(0, 4, 18), nvlink_gpu(1, 4, 18), pcie_gpu(2, 5, 16), pcie_gpu(3, 5, 16)};
+    for (int r = 0; r < 4; ++r) info.gpus[static_cast<std::size_t>(r)].host = r < 2 ? "nv" : "pc";
+    k25::label_hosts(info, {"nv", "nv", "pc", "pc"}, {0, 1, 0, 1});
+    REQUIRE(info.hosts.size() == 2);
+    CHECK(info.hosts[0].kind == "nvlink");
+    CHECK(info.hosts[0].link_description.find("NVLink 4 x18") != std::string::npos);
+    CHECK(info.hosts[1].kind == "pcie");
+    CHECK(info.hosts[1].link_description.find("PCIe Gen5 x16") != std::string::npos);
+  }
 }
 
 TEST_CASE("sysfs PCIe link of a GPU and of its upstream bridge", "[topology]") {

@@ -1,0 +1,185 @@
+#!/bin/bash
+# A one-node Slurm cluster of our own for tests: munged, slurmctld and slurmd from Debian's slurm-wlm, configured
+# into a temporary folder (keys, sockets, state, spool, logs), on 127.0.0.1 with non-default ports. Nothing of
+# the system's Slurm or MUNGE (/etc/slurm, /etc/munge, /run/munge) is read or touched. Root only.
+#
+#   slurm_cluster.sh up DIR      start the daemons; writes DIR/env (source it: SLURM_CONF and the PMIx plugin)
+#   slurm_cluster.sh down DIR    stop the daemons (TERM, then KILL after 10 s), then remove DIR
+#
+# The node has as many CPUs as this machine; jobs may run more tasks than CPUs with srun/sbatch --overcommit.
+# DIR/env sets K25_SLURM_MPI to the PMIx plugin this Slurm offers for Open MPI (pmix, else pmix_v4, else pmi2).
+set -euo pipefail
+
+die() {
+  echo "slurm_cluster: $*" >&2
+  exit 2
+}
+
+command=${1:-}
+dir=${2:-}
+[ -n "$command" ] && [ -n "$dir" ] || die "usage: slurm_cluster.sh up|down DIR"
+
+stop_pid() {  # stop_pid FILE: TERM the daemon whose pid FILE holds (one we started), KILL it after 10 s
+  local file=$1 pid
+  [ -s "$file" ] || return 0
+  pid=$(cat "$file")
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# This cluster's processes other than this script and its callers: those with its SLURM_CONF in their environment
+# (job scripts, tasks, the tests' srun and sbatch) and those holding a file of its folder open (slurmstepd, which
+# clears its environment but keeps slurmd's log open). All were started through this fixture.
+cluster_processes() {
+  local proc p link ancestors=" " up=$$
+  while [ "$up" -gt 1 ] 2>/dev/null; do
+    ancestors+="$up "
+    up=$(awk '{ print $4 }' "/proc/$up/stat" 2>/dev/null || echo 0)
+  done
+  for proc in /proc/[0-9]*; do
+    p=${proc#/proc/}
+    [[ "$ancestors" == *" $p "* ]] && continue
+    if { tr '\0' '\n' <"$proc/environ" | grep -qxF "SLURM_CONF=$dir/slurm.conf"; } 2>/dev/null; then
+      echo "$p"
+      continue
+    fi
+    for link in "$proc"/fd/*; do
+      [[ "$(readlink "$link" 2>/dev/null)" == "$dir/"* ]] && { echo "$p"; break; }
+    done
+  done
+  return 0
+}
+
+tear_down() {
+  [ -d "$dir" ] || return 0
+  if [ -f "$dir/slurm.conf" ] && [ -s "$dir/slurmctld.started" ]; then
+    # Jobs still running (a test that failed or timed out): cancel them and give their steps a moment.
+    SLURM_CONF="$dir/slurm.conf" scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 50); do
+      [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+  # slurmd, then the controller; then whatever of the jobs is left; then MUNGE.
+  stop_pid "$dir/slurmd.started"
+  stop_pid "$dir/slurmctld.started"
+  local left
+  left=$(cluster_processes)
+  # shellcheck disable=SC2086  # a list of pids
+  [ -z "$left" ] || kill -KILL $left 2>/dev/null || true
+  stop_pid "$dir/munged.started"
+  rm -rf "$dir"
+}
+
+bring_up() {
+  [ "$(id -u)" -eq 0 ] || die "needs root (slurmd runs job steps as their user)"
+  for tool in munged slurmctld slurmd srun sinfo; do
+    command -v "$tool" >/dev/null || die "$tool not found (tools/setup installs slurm-wlm and munge)"
+  done
+  [ ! -e "$dir/slurm.conf" ] || die "$dir already holds a cluster (run 'down' first)"
+  mkdir -p "$dir"
+  chmod 755 "$dir"  # munged wants its socket's folders searchable by all
+  mkdir -m 755 -p "$dir/munge"
+  mkdir -p "$dir/state" "$dir/spool" "$dir/log"
+  # MUNGE: a fresh key, its socket here, origin on the loopback address (no name lookup).
+  head -c 1024 /dev/urandom >"$dir/munge/munge.key"
+  chmod 600 "$dir/munge/munge.key"
+  munged -F --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
+    --log-file="$dir/log/munged.log" --pid-file="$dir/munge/munged.pid" --seed-file="$dir/munge/munged.seed" \
+    --origin=127.0.0.1 --num-threads=2 </dev/null >"$dir/log/munged.out" 2>&1 &
+  echo $! >"$dir/munged.started"
+  for _ in $(seq 100); do
+    [ -S "$dir/munge/munge.socket" ] && break
+    sleep 0.1
+  done
+  [ -S "$dir/munge/munge.socket" ] || die "munged did not start: $(cat "$dir/log/munged.out" "$dir/log/munged.log" 2>/dev/null)"
+
+  # Two free ports above the defaults (6817/6818), chosen from this fixture's pid.
+  local port host cpus
+  for _ in $(seq 20); do
+    port=$((20000 + (RANDOM % 20000) * 2))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && ! (exec 3<>"/dev/tcp/127.0.0.1/$((port + 1))") 2>/dev/null; then
+      break
+    fi
+  done
+  host=$(hostname -s)
+  cpus=$(nproc)
+  cat >"$dir/slurm.conf" <<EOF
+# Written by tests/multihost/slurm_cluster.sh for one test run; removed at its end.
+ClusterName=k25ci
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SwitchType=switch/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+MailProg=/bin/true
+InactiveLimit=0
+KillWait=5
+MinJobAge=30
+NodeName=k25node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+PartitionName=k25 Nodes=k25node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+EOF
+  export SLURM_CONF="$dir/slurm.conf"
+  slurmctld -D -i -f "$SLURM_CONF" </dev/null >"$dir/log/slurmctld.out" 2>&1 &
+  echo $! >"$dir/slurmctld.started"
+  slurmd -D -N k25node -f "$SLURM_CONF" </dev/null >"$dir/log/slurmd.out" 2>&1 &
+  echo $! >"$dir/slurmd.started"
+  local state=""
+  for _ in $(seq 300); do
+    state=$(sinfo -h -N -n k25node -o %t 2>/dev/null || true)
+    [ "$state" = idle ] && break
+    sleep 0.2
+  done
+  if [ "$state" != idle ]; then
+    cat "$dir"/log/*.out "$dir/log/slurmctld.log" "$dir/log/slurmd.log" 2>/dev/null | tail -40 >&2
+    die "the node did not become idle within 60 s (state '$state')"
+  fi
+
+  # The PMIx plugin for Open MPI: Debian's Slurm names it pmix (and pmix_v4, the same library).
+  local plugins mpi=""
+  plugins=$(srun --mpi=list 2>&1)
+  for candidate in pmix pmix_v4 pmi2; do
+    if grep -qw "$candidate" <<<"$plugins"; then
+      mpi=$candidate
+      break
+    fi
+  done
+  [ -n "$mpi" ] || die "srun --mpi=list offers no PMIx or PMI-2 plugin: $plugins"
+  {
+    echo "export SLURM_CONF='$SLURM_CONF'"
+    echo "export K25_SLURM_MPI=$mpi"
+    echo "export K25_SLURM_MPI_LIST='$(tr '\n' ' ' <<<"$plugins")'"
+  } >"$dir/env"
+}
+
+case "$command" in
+  up) bring_up ;;
+  down) tear_down ;;
+  *) die "unknown command '$command' (up, down)" ;;
+esac
