@@ -22,10 +22,11 @@ cudaError_t fill_allreduce_input(void* buffer, std::uint64_t elements, ElementTy
                                  cudaStream_t stream);
 
 // Adds to *wrong_count (device memory, one unsigned long long) the number of elements i of the reduced
-// `buffer` that differ from allreduce_expected(ranks, i). NaN counts as wrong. *wrong_count is not reset
-// here.
-cudaError_t count_allreduce_wrong(const void* buffer, std::uint64_t elements, ElementType type, int ranks,
-                                  unsigned long long* wrong_count, cudaStream_t stream);
+// `buffer` that differ from allreduce_expected(ranks, first_index + i) (first_index: where a ReduceScatter's
+// part starts in the whole sum; 0 for an AllReduce). NaN counts as wrong. *wrong_count is not reset here.
+cudaError_t count_allreduce_wrong(const void* buffer, std::uint64_t elements, std::uint64_t first_index,
+                                  ElementType type, int ranks, unsigned long long* wrong_count,
+                                  cudaStream_t stream);
 
 // All-to-All block that rank `src` sends to rank `dst`: byte j = (src x 31 + dst x 7 + j) mod 256, j in [0,
 // bytes).

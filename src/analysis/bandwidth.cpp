@@ -8,10 +8,8 @@ double algbw_gbps(double bytes_per_rank, double time_us) {
   return bytes_per_rank / (time_us * 1e-6) / 1e9;
 }
 
-double busbw_factor(Phase phase, int ranks) {
-  if (ranks <= 0) return 0.0;
-  const double n = ranks;
-  return phase == Phase::allreduce ? 2.0 * (n - 1.0) / n : (n - 1.0) / n;
+double busbw_factor(CollectiveKind kind, int ranks) {
+  return kind_info(kind).busbw_factor(ranks);
 }
 
 }  // namespace k25

@@ -50,9 +50,9 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
 
   const double op_time_us = r.ops_per_step > 0 ? r.step_us.p50 / r.ops_per_step : 0;
   r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
-  r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.phase, phase.ranks);
+  r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.kind, phase.ranks);
   if (phase.phase != Phase::allreduce)  // the step is the slowest rank's: its bytes are the hot rank's
-    r.busbw_max_gbps = algbw_gbps(r.bytes_per_rank_max, op_time_us) * busbw_factor(phase.phase, phase.ranks);
+    r.busbw_max_gbps = algbw_gbps(r.bytes_per_rank_max, op_time_us) * busbw_factor(phase.kind, phase.ranks);
   r.device_only = timing.device_only;
   if (!timing.launch_is_step && !point.launch_us.empty()) {
     r.launch_us = summarize(point.launch_us);
@@ -70,7 +70,7 @@ namespace {
 // Bytes rank `rank` contributes to op `op_index`: the AllReduce buffer, or what it sends in the All-to-All.
 std::uint64_t rank_op_bytes(const PhasePlan& phase, std::size_t op_index, int rank) {
   const CommOp& op = phase.ops.at(op_index);
-  if (phase.phase == Phase::allreduce || op.matrix_index < 0) return op.bytes;
+  if (phase.kind != CollectiveKind::alltoallv || op.matrix_index < 0) return op.bytes;
   const auto& matrix = phase.matrices.at(static_cast<std::size_t>(op.matrix_index));
   return rank < matrix.ranks() ? matrix.row_sum(rank) : 0;
 }

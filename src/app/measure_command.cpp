@@ -24,6 +24,8 @@
 #include "gather/coordinator_step.hpp"
 #include "gather/gathered_point.hpp"
 #include "measure/measure_point.hpp"
+#include "plan/hang_spec.hpp"
+#include "plan/rank_ops.hpp"
 #include "report/atomic_file.hpp"
 #include "report/console_table.hpp"
 #include "report/journal.hpp"
@@ -40,40 +42,25 @@ namespace {
 constexpr std::size_t kMaxTracedPoints =
     64;  // trace.json holds the representative trials of the first 64 points
 
-BufferSizes largest_buffers(const std::vector<DecodeStepPlan>& plans) {
-  BufferSizes sizes;
-  for (const auto& plan : plans)
-    for (const auto& phase : plan.phases) {
-      if (phase.phase == Phase::allreduce) {
-        sizes.allreduce_bytes = std::max(sizes.allreduce_bytes, phase.max_send_bytes_per_rank());
-      } else {
-        sizes.alltoall_send_bytes = std::max(sizes.alltoall_send_bytes, phase.max_send_bytes_per_rank());
-        sizes.alltoall_recv_bytes = std::max(sizes.alltoall_recv_bytes, phase.max_recv_bytes_per_rank());
-      }
-    }
-  return sizes;
-}
-
 // Device-only timing holds the stream while a burst is enqueued: the transport must have a stream, and the
 // burst must fit in the launch queue behind the hold (checked on every rank alike, before anything runs).
-void check_device_only(const RunConfig& config, const std::vector<DecodeStepPlan>& plans,
-                       const Transport& transport) {
+void check_device_only(const std::vector<OpBurst>& bursts, const Transport& transport) {
   const std::size_t limit = transport.max_held_launches();
   if (limit == 0)
     throw UsageError(
         fmt::format("--device-only needs a GPU stream to hold; the {} transport has none (use "
                     "--backend nccl, or leave --device-only off)",
                     transport.name()));
-  for (const auto& plan : plans)
-    for (const auto& phase : plan.phases) {
-      const bool permute = config.sweep.include_permute && phase.phase != Phase::allreduce;
-      const std::size_t launches = phase.ops.size() * (permute ? 2 : 1);
-      if (launches > limit)
-        throw UsageError(
-            fmt::format("--device-only: the {} burst has {} kernel launches, more than the {} that "
-                        "can wait behind a held stream; leave --device-only off for this config",
-                        to_string(phase.phase), launches, limit));
-    }
+  for (const OpBurst& burst : bursts) {
+    std::size_t launches = 0;
+    for (const CollectiveOp& op : burst.ops)
+      launches += 1 + (op.gather_before ? 1 : 0) + (op.sum_after ? 1 : 0) + (op.stall_before ? 1 : 0);
+    if (launches > limit)
+      throw UsageError(
+          fmt::format("--device-only: the {} burst has {} kernel launches, more than the {} that "
+                      "can wait behind a held stream; leave --device-only off for this config",
+                      burst.what, launches, limit));
+  }
 }
 
 // Everything only the coordinator holds while the run goes on.
@@ -179,6 +166,10 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     run.host_cores = host_cores;
     if (const std::string caveat = transport.caveat(context.size()); !caveat.empty())
       run.notes.push_back(caveat);
+    if (config.sweep.include_permute && config.sweep.run_alltoall)
+      run.notes.push_back(
+          "--include-permute: All-to-All times include the MoE dispatch pack and combine unpack around each "
+          "exchange");
     if (!config.transport.inject_delay.empty())
       run.notes.push_back(fmt::format("test mode: --inject-delay {} made one rank arrive late at every trial",
                                       config.transport.inject_delay));
@@ -210,8 +201,13 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   std::vector<DecodeStepPlan> plans;
   for (int tokens : config.sweep.tokens)
     plans.push_back(plan_decode_step(config.model, config.routing, config.sweep, tokens, context.size()));
-  if (config.sweep.device_only) check_device_only(config, plans, transport);
-  transport.allocate(largest_buffers(plans));
+  // What this rank issues for each phase of each plan: op descriptors, without the model.
+  const RankOpOptions op_options{config.sweep.include_permute, parse_hang_spec(config.transport.inject_hang)};
+  std::vector<OpBurst> bursts;  // plan by plan, phase by phase
+  for (const auto& plan : plans)
+    for (const auto& phase : plan.phases) bursts.push_back(burst_for_rank(phase, context.rank(), op_options));
+  if (config.sweep.device_only) check_device_only(bursts, transport);
+  transport.allocate(largest_buffers(bursts, context.size()));
   const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only};
 
   int total_points = 0, done_points = 0;
@@ -224,15 +220,16 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   bool interrupted = false;
   std::uint64_t wrong_total = 0;
   try {
+    std::size_t next_burst = 0;
     for (const auto& plan : plans) {
       for (const auto& phase : plan.phases) {
-        transport.prepare(phase);
+        const BurstId burst = transport.prepare(bursts[next_burst++]);
         for (TimingMode mode : modes) {
           if (state)
             state->progress.show(
                 done_points, total_points,
                 fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
-          const PointSamples samples = measure_point(transport, phase, mode, config.sweep, context);
+          const PointSamples samples = measure_point(transport, phase, burst, mode, config.sweep, context);
           const GatheredPoint point = gather_point(samples, context);
           ++done_points;
           if (point.interrupted) {

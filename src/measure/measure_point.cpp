@@ -57,7 +57,7 @@ void stop_if_coordinator_interrupted(const RankContext& context) {
 }
 
 // Runs the whole burst: the captured graph, or every op launched one by one.
-void run_burst(Transport& transport, const PhasePlan& phase, CapturedBurst* graph,
+void run_burst(Transport& transport, const PhasePlan& phase, BurstId burst, CapturedBurst* graph,
                const RankContext& context) {
   if (graph != nullptr) {
     transport.replay(*graph);
@@ -65,7 +65,7 @@ void run_burst(Transport& transport, const PhasePlan& phase, CapturedBurst* grap
   }
   for (std::size_t i = 0; i < phase.ops.size(); ++i) {
     if (i > 0) stop_if_coordinator_interrupted(context);
-    transport.launch(phase, i);
+    transport.launch(burst, i);
   }
 }
 
@@ -77,7 +77,7 @@ PointAbandoned::PointAbandoned(int signal_number)
 std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
   std::vector<std::size_t> chosen;
   if (phase.ops.empty()) return chosen;
-  if (phase.phase == Phase::allreduce) {
+  if (phase.kind != CollectiveKind::alltoallv) {
     std::set<std::size_t> sizes;
     for (std::size_t i = 0; i < phase.ops.size(); ++i)
       if (sizes.insert(phase.ops[i].bytes).second) chosen.push_back(i);
@@ -87,14 +87,14 @@ std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
   return {picks.begin(), picks.end()};
 }
 
-PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
+PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId burst, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context) {
   PointSamples samples;
   samples.point = fmt::format("{} at {} tokens, {}", to_string(phase.phase), phase.tokens, to_string(mode));
   const std::string& point = samples.point;
   stop_if_coordinator_interrupted(context);  // between points: no peer is inside a collective of this point
   std::unique_ptr<CapturedBurst> graph;
-  if (mode == TimingMode::graph) graph = transport.capture(phase);
+  if (mode == TimingMode::graph) graph = transport.capture(burst);
 
   // Warm-up: `warmup` bursts, or fewer once they took the point's time budget, and always at least one: the
   // first ops of a point connect NCCL's peers and load its kernels.
@@ -103,7 +103,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   for (int done = 0; done < warmup;) {
     trial_barrier(context, point, "warm-up", static_cast<std::size_t>(done));
     transport.begin_trial();
-    run_burst(transport, phase, graph.get(), context);
+    run_burst(transport, phase, burst, graph.get(), context);
     transport.synchronize();
     ++done;
     const int stop =
@@ -131,7 +131,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
     if (sweep.device_only) transport.hold_stream();
     const auto launch_start = HostClock::now();
     const int begin = transport.mark();
-    run_burst(transport, phase, graph.get(), context);
+    run_burst(transport, phase, burst, graph.get(), context);
     const int end = transport.mark();
     const auto launch_end = HostClock::now();
     if (sweep.device_only) transport.release_stream();
@@ -161,7 +161,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
       slots[0] = transport.mark();
       for (std::size_t i = 0; i < ops; ++i) {
         if (i > 0) stop_if_coordinator_interrupted(context);
-        transport.launch(phase, i);
+        transport.launch(burst, i);
         slots[i + 1] = transport.mark();
       }
       transport.synchronize();
@@ -188,7 +188,7 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingM
   // Correctness pass, outside every timed region.
   if (sweep.check) {
     for (std::size_t i : ops_to_verify(phase)) {
-      samples.wrong += transport.verify(phase, i);
+      samples.wrong += transport.verify(burst, i);
       ++samples.checked_ops;
     }
   }

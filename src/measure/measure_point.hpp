@@ -20,7 +20,8 @@ class PointAbandoned : public Error {
   explicit PointAbandoned(int signal_number);
 };
 
-// Collective over all ranks of `context`. The phase must have been prepared on the transport.
+// Collective over all ranks of `context`. `burst` is the phase as this rank issues it, prepared on the
+// transport (plan/rank_ops.hpp's burst_for_rank).
 // Each timed trial: barrier, transport.begin_trial(), [hold_stream() with sweep.device_only], a host clock
 // read, the begin timestamp, the burst, the end timestamp, a host clock read, [release_stream()],
 // synchronize. The step is the transport's time between the two timestamps; launch is the host time between
@@ -29,11 +30,11 @@ class PointAbandoned : public Error {
 // min_iterations); the coordinator decides and all ranks follow, so every rank times the same trials. A
 // signal seen at a trial boundary (on any rank) ends the point on every rank with samples.interrupted; one
 // seen by the coordinator between two ops throws PointAbandoned there.
-PointSamples measure_point(Transport& transport, const PhasePlan& phase, TimingMode mode,
+PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId burst, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context);
 
-// Which ops of a phase the correctness pass verifies: every op whose shape differs (AllReduce ops of one
-// burst share one size, so one is enough); for All-to-All the first, middle and last layer's matrices.
+// Which ops of a phase the correctness pass verifies: every op whose size differs (the AllReduces of one
+// burst share one size, so one is enough); for All-to-Allv the first, middle and last layer's matrices.
 std::vector<std::size_t> ops_to_verify(const PhasePlan& phase);
 
 }  // namespace k25

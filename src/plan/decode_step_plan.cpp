@@ -66,6 +66,7 @@ void alltoall_bursts(const ModelSpec& model, const RoutingSpec& routing, int tok
       PhasePlan{Phase::dispatch, tokens, ranks, model.dispatch_dtype, dispatch_bytes_per_copy(model), {}, {}};
   combine =
       PhasePlan{Phase::combine, tokens, ranks, model.combine_dtype, combine_bytes_per_copy(model), {}, {}};
+  dispatch.kind = combine.kind = CollectiveKind::alltoallv;
   for (int layer = model.dense_layers; layer < model.num_layers; ++layer) {
     const ByteMatrix copies = route_copies(model, routing, tokens, ranks, layer);
     const auto index = static_cast<int>(dispatch.matrices.size());

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/collective_kind.hpp"
 #include "config/run_config.hpp"
 #include "plan/byte_matrix.hpp"
 
@@ -29,6 +30,7 @@ struct PhasePlan {
   std::size_t bytes_per_copy = 0;  // All-to-All: bytes of one token copy (payload + scales + header)
   std::vector<CommOp> ops;
   std::vector<ByteMatrix> matrices;  // All-to-All: bytes from rank src to rank dst, one matrix per op
+  CollectiveKind kind = CollectiveKind::allreduce;  // the collective every op of the phase issues
 
   // Largest per-rank buffer any op of this phase needs, in bytes: send side and receive side.
   std::size_t max_send_bytes_per_rank() const;

@@ -1,7 +1,9 @@
 // Exactly predictable data for the correctness pass, shared by the host transport and the CUDA kernels.
 // AllReduce: element i on rank r holds 1 + (r + i) % 2, so every partial sum is an integer <= 2 x ranks and
 // exact in bf16 (8 significant bits) up to 128 ranks, whatever order the reduction takes.
-// All-to-All: byte j of the block rank src sends to rank dst is (src x 31 + dst x 7 + j) mod 256.
+// ReduceScatter: the same inputs over rank x count elements; rank r's result is elements [r x count, (r + 1)
+// x count) of the AllReduce's. All-to-All: byte j of the block rank src sends to rank dst is (src x 31 + dst
+// x 7 + j) mod 256. AllGather: byte j of rank src's part is the All-to-All byte of src to rank 0.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,10 @@ K25_HOST_DEVICE inline int allreduce_expected(int ranks, std::uint64_t index) {
 K25_HOST_DEVICE inline std::uint8_t alltoall_byte(int src, int dst, std::uint64_t offset) {
   return static_cast<std::uint8_t>(
       (static_cast<std::uint64_t>(src) * 31u + static_cast<std::uint64_t>(dst) * 7u + offset) & 0xFFu);
+}
+
+K25_HOST_DEVICE inline std::uint8_t allgather_byte(int src, std::uint64_t offset) {
+  return alltoall_byte(src, 0, offset);
 }
 
 // bf16 <-> float, round to nearest even (NaN kept quiet).

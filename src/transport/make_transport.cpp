@@ -15,12 +15,13 @@ namespace {
 ChosenTransport choose(const RunConfig& config, const RankContext& context) {
   const Backend backend = config.transport.backend;
   if (backend == Backend::mpi)
-    return {std::make_unique<MpiTransport>(config, context), "mpi: asked for with --backend mpi"};
+    return {std::make_unique<MpiTransport>(transport_options(config), context),
+            "mpi: asked for with --backend mpi"};
   if (!nccl_transport_built()) {
     if (backend == Backend::nccl)
       throw UsageError(
           "--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)");
-    return {std::make_unique<MpiTransport>(config, context),
+    return {std::make_unique<MpiTransport>(transport_options(config), context),
             "mpi: auto, and the NCCL transport was not built"};
   }
   // Every rank must take the same transport: the first rank's problem (a host without a GPU for each of its
@@ -30,16 +31,25 @@ ChosenTransport choose(const RunConfig& config, const RankContext& context) {
   if (!problem.empty()) {
     if (backend == Backend::nccl)
       throw UsageError("--backend nccl: " + problem + "; or run with --backend mpi");
-    return {std::make_unique<MpiTransport>(config, context), "mpi: auto, and " + problem};
+    return {std::make_unique<MpiTransport>(transport_options(config), context), "mpi: auto, and " + problem};
   }
   const std::string how = backend == Backend::nccl ? "asked for with --backend nccl" : "auto";
   const std::string where = config.transport.emulate_ranks
                                 ? "emulated ranks: every rank on a visible GPU, several per GPU"
                                 : "one GPU per rank";
-  return {make_nccl_transport(config, context, placement.device), fmt::format("nccl: {} ({})", how, where)};
+  return {make_nccl_transport(transport_options(config), context, placement.device),
+          fmt::format("nccl: {} ({})", how, where)};
 }
 
 }  // namespace
+
+TransportOptions transport_options(const RunConfig& config) {
+  TransportOptions options;
+  options.in_place = config.sweep.in_place;
+  options.timeout_s = config.transport.timeout_s;
+  options.emulate_ranks = config.transport.emulate_ranks;
+  return options;
+}
 
 ChosenTransport make_transport(const RunConfig& config, const RankContext& context) {
   ChosenTransport chosen = choose(config, context);

@@ -8,6 +8,7 @@
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
 #include "transport/transport.hpp"
+#include "transport/transport_options.hpp"
 
 namespace k25 {
 
@@ -17,5 +18,8 @@ struct ChosenTransport {
 };
 
 ChosenTransport make_transport(const RunConfig& config, const RankContext& context);
+
+// What the transports take from the run's configuration.
+TransportOptions transport_options(const RunConfig& config);
 
 }  // namespace k25

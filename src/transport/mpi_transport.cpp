@@ -1,50 +1,48 @@
-// Host-memory AllReduce (bf16 through a user-defined op, fp32 natively) and All-to-Allv with planned counts,
-// each wait bounded by the collective timeout (a watchdog thread around the blocking call, or a polled
-// non-blocking one).
+// Host-memory collectives (bf16 sums through a user-defined op, fp32 natively; AllGather and All-to-Allv move
+// bytes) with precomputed counts, the local row gather and segment sum around an op, and the correctness
+// pass. Each wait is bounded by the collective timeout (a watchdog thread around the blocking call, or a
+// polled non-blocking one).
 #include "transport/mpi_transport.hpp"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "common/bounded_wait.hpp"
 #include "common/error.hpp"
-#include "common/wait_watchdog.hpp"
 #include "transport/check_pattern.hpp"
 
 namespace k25 {
 namespace {
 
-int to_int_count(std::uint64_t bytes, const char* what) {
-  if (bytes > static_cast<std::uint64_t>(INT_MAX))
+int to_int_count(std::uint64_t count, const char* what) {
+  if (count > static_cast<std::uint64_t>(INT_MAX))
     throw UsageError(
-        fmt::format("{} of {} bytes exceeds MPI's int count limit on the host transport", what, bytes));
-  return static_cast<int>(bytes);
+        fmt::format("{} of {} elements exceeds MPI's int count limit on the host transport", what, count));
+  return static_cast<int>(count);
 }
 
 // The op a timed-out wait names, described only on expiry: "MPI_Allreduce of allreduce at 16 tokens, op 37 of
-// 122 (14336 bytes)". `bytes`: the AllReduce's vector, or what this rank sends in the All-to-All.
+// 122 (14336 bytes)". Bytes: the AllReduce's vector, or what this rank sends.
 struct OpPoint final : WaitPoint {
-  OpPoint(const char* call_name, const PhasePlan* plan, std::size_t index, std::uint64_t byte_count,
-          bool sent_by_rank, bool correctness_pass)
-      : call(call_name),
-        phase(plan),
-        op_index(index),
-        bytes(byte_count),
-        alltoall(sent_by_rank),
-        verifying(correctness_pass) {}
+  OpPoint(const char* call_name, const OpBurst& ops, std::size_t index, std::size_t sent,
+          bool correctness_pass)
+      : call(call_name), burst(ops), op_index(index), bytes(sent), verifying(correctness_pass) {}
   std::string describe() const override {
-    return fmt::format("{} of {} at {} tokens, op {} of {} ({} bytes{}{})", call, to_string(phase->phase),
-                       phase->tokens, op_index, phase->ops.size(), bytes,
-                       alltoall ? " sent by this rank" : "", verifying ? ", correctness pass" : "");
+    const CollectiveOp& op = burst.ops[op_index];
+    return fmt::format("{} of {}, op {} of {} ({} bytes{}{})", call, burst.what, op_index, burst.ops.size(),
+                       bytes, op.kind == CollectiveKind::alltoallv ? " sent by this rank" : "",
+                       verifying ? ", correctness pass" : "");
   }
   const char* call;
-  const PhasePlan* phase;
+  const OpBurst& burst;
   std::size_t op_index;
-  std::uint64_t bytes;
-  bool alltoall, verifying;
+  std::size_t bytes;
+  bool verifying;
 };
 
 // Touches every page so that first-use page faults do not land in a timed region.
@@ -52,10 +50,30 @@ void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
   buffer.assign(bytes, std::byte{0});
 }
 
+float load_element(const std::byte* base, std::size_t i, Dtype dtype) {
+  if (dtype == Dtype::bf16) {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, base + i * 2, 2);
+    return check::bf16_to_float(bits);
+  }
+  float value = 0;
+  std::memcpy(&value, base + i * 4, 4);
+  return value;
+}
+
+void store_element(std::byte* base, std::size_t i, Dtype dtype, float value) {
+  if (dtype == Dtype::bf16) {
+    const std::uint16_t bits = check::float_to_bf16(value);
+    std::memcpy(base + i * 2, &bits, 2);
+  } else {
+    std::memcpy(base + i * 4, &value, 4);
+  }
+}
+
 }  // namespace
 
-MpiTransport::MpiTransport(const RunConfig& config, const RankContext& context)
-    : context_(context), in_place_(config.sweep.in_place) {
+MpiTransport::MpiTransport(const TransportOptions& options, const RankContext& context)
+    : context_(context), options_(options) {
   int level = MPI_THREAD_SINGLE;
   K25_MPI_CHECK(MPI_Query_thread(&level));
   // Test-only switch: the path taken without MPI_THREAD_MULTIPLE, on a library that has it.
@@ -70,10 +88,10 @@ MpiTransport::MpiTransport(const RunConfig& config, const RankContext& context)
 std::string MpiTransport::caveat(int ranks) const {
   (void)ranks;
   if (watchdog_) return {};
-  return "the MPI library does not provide MPI_THREAD_MULTIPLE, so the host transport ran MPI_Iallreduce and "
-         "MPI_Ialltoallv polled with MPI_Test (bounded waits without a watchdog thread): their algorithms "
-         "may "
-         "differ from the blocking calls' and so may the figures";
+  return "the MPI library does not provide MPI_THREAD_MULTIPLE, so the host transport ran MPI_Iallreduce, "
+         "MPI_Iallgather, MPI_Ireduce_scatter_block and MPI_Ialltoallv polled with MPI_Test (bounded waits "
+         "without a watchdog thread): their algorithms may differ from the blocking calls' and so may the "
+         "figures";
 }
 
 std::string MpiTransport::clock_description() const {
@@ -86,101 +104,170 @@ std::string MpiTransport::clock_description() const {
 }
 
 void MpiTransport::allocate(const BufferSizes& sizes) {
-  allocate_touched(reduce_input_, sizes.allreduce_bytes);
-  allocate_touched(reduce_output_, in_place_ ? 0 : sizes.allreduce_bytes);
-  allocate_touched(alltoall_send_, sizes.alltoall_send_bytes);
-  allocate_touched(alltoall_recv_, sizes.alltoall_recv_bytes);
+  allocate_touched(send_, sizes.send_bytes);
+  allocate_touched(recv_, sizes.recv_bytes);
+  allocate_touched(rows_, sizes.rows_bytes);
 }
 
-MpiTransport::PreparedPhase& MpiTransport::prepared(const PhasePlan& phase) {
-  auto& slot = prepared_[static_cast<std::size_t>(phase.phase)];
-  if (slot.tokens != phase.tokens)
-    throw RuntimeFault(
-        fmt::format("{} phase at {} tokens was not prepared", to_string(phase.phase), phase.tokens));
-  return slot;
+const MpiTransport::PreparedBurst& MpiTransport::prepared(BurstId burst) const {
+  if (burst >= bursts_.size()) throw RuntimeFault(fmt::format("burst {} was not prepared", burst));
+  return bursts_[burst];
 }
 
-void MpiTransport::prepare(const PhasePlan& phase) {
-  auto& slot = prepared_[static_cast<std::size_t>(phase.phase)];
-  slot = PreparedPhase{phase.tokens, {}};
-  if (phase.phase == Phase::allreduce) {
-    if (phase.max_send_bytes_per_rank() > reduce_input_.size())
-      throw RuntimeFault("AllReduce buffer smaller than the plan needs");
-    return;
-  }
+BurstId MpiTransport::prepare(const OpBurst& burst) {
   const int ranks = context_.size();
-  const int me = context_.rank();
-  for (const auto& matrix : phase.matrices) {
-    AlltoallCounts counts;
-    counts.send_counts.resize(static_cast<std::size_t>(ranks));
-    counts.send_displs.resize(static_cast<std::size_t>(ranks));
-    counts.recv_counts.resize(static_cast<std::size_t>(ranks));
-    counts.recv_displs.resize(static_cast<std::size_t>(ranks));
-    std::uint64_t send_offset = 0, recv_offset = 0;
-    for (int peer = 0; peer < ranks; ++peer) {
-      const auto p = static_cast<std::size_t>(peer);
-      counts.send_counts[p] = to_int_count(matrix.at(me, peer), "an All-to-All block");
-      counts.recv_counts[p] = to_int_count(matrix.at(peer, me), "an All-to-All block");
-      counts.send_displs[p] = to_int_count(send_offset, "an All-to-All displacement");
-      counts.recv_displs[p] = to_int_count(recv_offset, "an All-to-All displacement");
-      send_offset += matrix.at(me, peer);
-      recv_offset += matrix.at(peer, me);
+  PreparedBurst out{burst, {}};
+  for (std::size_t i = 0; i < burst.ops.size(); ++i) {
+    const CollectiveOp& op = burst.ops[i];
+    if (kind_info(op.kind).reduces && op.dtype != Dtype::bf16 && op.dtype != Dtype::fp32)
+      throw UsageError(fmt::format("{}: the host transport sums bf16 or fp32, not {}", op_words(burst, i),
+                                   to_string(op.dtype)));
+    if (op.send_buffer_bytes(ranks) > send_.size() || op.recv_buffer_bytes(ranks) > recv_.size())
+      throw RuntimeFault(fmt::format("{} needs {} / {} bytes to send / receive, {} / {} allocated",
+                                     op_words(burst, i), op.send_buffer_bytes(ranks),
+                                     op.recv_buffer_bytes(ranks), send_.size(), recv_.size()));
+    PreparedOp prepared;
+    if (op.kind == CollectiveKind::alltoallv) {
+      if (op.send_bytes.size() != static_cast<std::size_t>(ranks) ||
+          op.recv_bytes.size() != static_cast<std::size_t>(ranks))
+        throw RuntimeFault(fmt::format("{} has per-peer counts for {} ranks in a run of {}",
+                                       op_words(burst, i), op.send_bytes.size(), ranks));
+      const PeerLayout layout = peer_layout(op);
+      for (std::size_t p = 0; p < layout.send_bytes.size(); ++p) {
+        prepared.send_counts.push_back(to_int_count(layout.send_bytes[p], "an All-to-All block"));
+        prepared.recv_counts.push_back(to_int_count(layout.recv_bytes[p], "an All-to-All block"));
+        prepared.send_displs.push_back(to_int_count(layout.send_offset[p], "an All-to-All displacement"));
+        prepared.recv_displs.push_back(to_int_count(layout.recv_offset[p], "an All-to-All displacement"));
+      }
+    } else if (op.kind == CollectiveKind::allgather) {
+      prepared.count = to_int_count(op.count * dtype_bytes(op.dtype), "an AllGather");  // moved as bytes
+    } else {
+      prepared.count = to_int_count(op.count, "a reduction");
     }
-    if (send_offset > alltoall_send_.size() || recv_offset > alltoall_recv_.size())
-      throw RuntimeFault("All-to-All buffers smaller than the plan needs");
-    counts.send_total = send_offset;
-    slot.ops.push_back(std::move(counts));
+    out.ops.push_back(std::move(prepared));
   }
+  bursts_.push_back(std::move(out));
+  return bursts_.size() - 1;
 }
 
-void MpiTransport::run_allreduce(const PhasePlan& phase, std::size_t op_index, bool verifying) {
-  const std::size_t bytes = phase.ops[op_index].bytes;
-  const bool bf16 = phase.dtype == Dtype::bf16;
-  const int count = to_int_count(bytes / dtype_bytes(phase.dtype), "an AllReduce");
-  const MPI_Datatype type = bf16 ? MPI_UINT16_T : MPI_FLOAT;
-  const MPI_Op op = bf16 ? bf16_sum_.get() : MPI_SUM;
-  const void* send = in_place_ ? MPI_IN_PLACE : reduce_input_.data();
-  void* receive = in_place_ ? reduce_input_.data() : reduce_output_.data();
-  if (watchdog_) {
-    const OpPoint point{"MPI_Allreduce", &phase, op_index, bytes, false, verifying};
-    const ArmedWait armed(*watchdog_, point);
-    K25_MPI_CHECK(MPI_Allreduce(send, receive, count, type, op, context_.world()));
-    return;
-  }
-  const OpPoint point{"MPI_Iallreduce", &phase, op_index, bytes, false, verifying};
+std::byte* MpiTransport::input(const CollectiveOp& op) {
+  if (options_.in_place && op.kind == CollectiveKind::allgather)
+    return recv_.data() + static_cast<std::size_t>(context_.rank()) * op.count * dtype_bytes(op.dtype);
+  return send_.data();
+}
+
+std::byte* MpiTransport::result(const CollectiveOp& op) {
+  const bool in_place = options_.in_place && op.kind != CollectiveKind::alltoallv;
+  if (in_place && op.kind != CollectiveKind::allgather) return send_.data();
+  return recv_.data();
+}
+
+void MpiTransport::run_collective(const PreparedBurst& burst, std::size_t op_index, bool verifying) {
+  const CollectiveOp& op = burst.burst.ops[op_index];
+  const PreparedOp& args = burst.ops[op_index];
+  const MPI_Comm world = context_.world();
+  const bool reduce_bf16 = op.dtype == Dtype::bf16;
+  const MPI_Datatype type = reduce_bf16 ? MPI_UINT16_T : MPI_FLOAT;
+  const MPI_Op sum = reduce_bf16 ? bf16_sum_.get() : MPI_SUM;
+  const bool in_place = options_.in_place;
+  const void* send = in_place ? MPI_IN_PLACE : static_cast<const void*>(input(op));
+  void* receive = result(op);
+  const std::size_t sent = op.send_buffer_bytes(context_.size());
   MPI_Request request = MPI_REQUEST_NULL;
-  K25_MPI_CHECK(MPI_Iallreduce(send, receive, count, type, op, context_.world(), &request));
-  wait_bounded(request, context_, [&] { return point.describe(); });
-}
-
-void MpiTransport::run_alltoall(const PhasePlan& phase, std::size_t op_index, bool verifying) {
-  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(phase.ops[op_index].matrix_index)];
-  if (watchdog_) {
-    const OpPoint point{"MPI_Alltoallv", &phase, op_index, counts.send_total, true, verifying};
-    const ArmedWait armed(*watchdog_, point);
-    K25_MPI_CHECK(MPI_Alltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
-                                MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
-                                counts.recv_displs.data(), MPI_BYTE, context_.world()));
-    return;
+  // One launch per kind: the blocking call armed on the watchdog, or the non-blocking one polled.
+  const auto run = [&](const char* blocking_name, const char* started_name, auto&& blocking, auto&& started) {
+    if (watchdog_) {
+      const OpPoint point{blocking_name, burst.burst, op_index, sent, verifying};
+      const ArmedWait armed(*watchdog_, point);
+      K25_MPI_CHECK(blocking());
+      return;
+    }
+    const OpPoint point{started_name, burst.burst, op_index, sent, verifying};
+    K25_MPI_CHECK(started());
+    wait_bounded(request, context_, [&] { return point.describe(); });
+  };
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+      run(
+          "MPI_Allreduce", "MPI_Iallreduce",
+          [&] { return MPI_Allreduce(send, receive, args.count, type, sum, world); },
+          [&] { return MPI_Iallreduce(send, receive, args.count, type, sum, world, &request); });
+      return;
+    case CollectiveKind::allgather: {
+      const void* part = in_place ? MPI_IN_PLACE : static_cast<const void*>(input(op));
+      run(
+          "MPI_Allgather", "MPI_Iallgather",
+          [&] { return MPI_Allgather(part, args.count, MPI_BYTE, receive, args.count, MPI_BYTE, world); },
+          [&] {
+            return MPI_Iallgather(part, args.count, MPI_BYTE, receive, args.count, MPI_BYTE, world, &request);
+          });
+      return;
+    }
+    case CollectiveKind::reducescatter:
+      run(
+          "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
+          [&] { return MPI_Reduce_scatter_block(send, receive, args.count, type, sum, world); },
+          [&] { return MPI_Ireduce_scatter_block(send, receive, args.count, type, sum, world, &request); });
+      return;
+    case CollectiveKind::alltoallv:
+      run(
+          "MPI_Alltoallv", "MPI_Ialltoallv",
+          [&] {
+            return MPI_Alltoallv(send_.data(), args.send_counts.data(), args.send_displs.data(), MPI_BYTE,
+                                 recv_.data(), args.recv_counts.data(), args.recv_displs.data(), MPI_BYTE,
+                                 world);
+          },
+          [&] {
+            return MPI_Ialltoallv(send_.data(), args.send_counts.data(), args.send_displs.data(), MPI_BYTE,
+                                  recv_.data(), args.recv_counts.data(), args.recv_displs.data(), MPI_BYTE,
+                                  world, &request);
+          });
+      return;
   }
-  const OpPoint point{"MPI_Ialltoallv", &phase, op_index, counts.send_total, true, verifying};
-  MPI_Request request = MPI_REQUEST_NULL;
-  K25_MPI_CHECK(MPI_Ialltoallv(alltoall_send_.data(), counts.send_counts.data(), counts.send_displs.data(),
-                               MPI_BYTE, alltoall_recv_.data(), counts.recv_counts.data(),
-                               counts.recv_displs.data(), MPI_BYTE, context_.world(), &request));
-  wait_bounded(request, context_, [&] { return point.describe(); });
 }
 
-void MpiTransport::run_op(const PhasePlan& phase, std::size_t op_index, bool verifying) {
-  if (phase.phase == Phase::allreduce) {
-    run_allreduce(phase, op_index, verifying);
-  } else {
-    run_alltoall(phase, op_index, verifying);
+// Test only (--inject-hang): this rank stops before the op. Its peers' waits time out and end the job; should
+// they not (one rank), its own watchdog does.
+void MpiTransport::stall(const PreparedBurst& burst, std::size_t op_index) {
+  const OpPoint point{"the hang injected by --inject-hang ahead", burst.burst, op_index, 0, false};
+  std::unique_ptr<ArmedWait> armed;
+  if (watchdog_) armed = std::make_unique<ArmedWait>(*watchdog_, point);
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration<double>(context_.collective_timeout_s() + 120.0);
+  while (std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  throw RuntimeFault(fmt::format("{} did not finish (a hang was injected there by --inject-hang)",
+                                 op_words(burst.burst, op_index)));
+}
+
+void MpiTransport::run_op(const PreparedBurst& burst, std::size_t op_index, bool verifying) {
+  const CollectiveOp& op = burst.burst.ops[op_index];
+  if (op.stall_before) stall(burst, op_index);
+  if (op.gather_before && !verifying) {
+    const RowGather& gather = *op.gather_before;
+    for (std::size_t i = 0; i < gather.rows.size(); ++i)
+      std::memcpy(send_.data() + i * gather.row_bytes,
+                  rows_.data() + static_cast<std::size_t>(gather.rows[i]) * gather.row_bytes,
+                  gather.row_bytes);
+  }
+  run_collective(burst, op_index, verifying);
+  if (op.sum_after && !verifying) {
+    const SegmentSum& segments = *op.sum_after;
+    for (std::size_t t = 0; t + 1 < segments.offsets.size(); ++t)
+      for (std::size_t e = 0; e < segments.row_elements; ++e) {
+        float total = 0;
+        for (auto c = segments.offsets[t]; c < segments.offsets[t + 1]; ++c)
+          total += load_element(
+              recv_.data(),
+              static_cast<std::size_t>(segments.index[static_cast<std::size_t>(c)]) * segments.row_elements +
+                  e,
+              segments.dtype);
+        store_element(rows_.data(), t * segments.row_elements + e, segments.dtype, total);
+      }
   }
 }
 
-void MpiTransport::launch(const PhasePlan& phase, std::size_t op_index) {
-  run_op(phase, op_index, false);
+void MpiTransport::launch(BurstId burst, std::size_t op_index) {
+  run_op(prepared(burst), op_index, false);
 }
 
 int MpiTransport::mark() {
@@ -193,52 +280,60 @@ double MpiTransport::elapsed_us(int from_slot, int to_slot) {
          1e6;
 }
 
-std::uint64_t MpiTransport::verify(const PhasePlan& phase, std::size_t op_index) {
-  const CommOp& op = phase.ops[op_index];
+// Fills the op's input with check_pattern.hpp's data, runs the op alone (no row gather or segment sum: they
+// would overwrite the checked data), and counts the result's elements that differ from the expected ones.
+std::uint64_t MpiTransport::verify(BurstId id, std::size_t op_index) {
+  const PreparedBurst& burst = prepared(id);
+  const CollectiveOp& op = burst.burst.ops[op_index];
+  const PreparedOp& args = burst.ops[op_index];
   const int me = context_.rank();
   const int ranks = context_.size();
   std::uint64_t wrong = 0;
-  if (phase.phase == Phase::allreduce) {
-    const std::size_t count = op.bytes / dtype_bytes(phase.dtype);
-    const bool bf16 = phase.dtype == Dtype::bf16;
-    for (std::size_t i = 0; i < count; ++i) {
-      const auto value = static_cast<float>(check::allreduce_input(me, i));
-      if (bf16) {
-        const std::uint16_t bits = check::float_to_bf16(value);
-        std::memcpy(reduce_input_.data() + i * 2, &bits, 2);
-      } else {
-        std::memcpy(reduce_input_.data() + i * 4, &value, 4);
-      }
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+    case CollectiveKind::reducescatter: {
+      const std::size_t inputs = kind_info(op.kind).send_elements(op.count, ranks);
+      for (std::size_t i = 0; i < inputs; ++i)
+        store_element(input(op), i, op.dtype, static_cast<float>(check::allreduce_input(me, i)));
+      if (!options_.in_place) std::memset(recv_.data(), 0xFF, recv_.size());
+      run_op(burst, op_index, true);
+      // ReduceScatter: this rank's part of the result is elements [rank x count, (rank + 1) x count) of the
+      // sum.
+      const std::size_t first =
+          op.kind == CollectiveKind::reducescatter ? static_cast<std::size_t>(me) * op.count : 0;
+      for (std::size_t i = 0; i < op.count; ++i)
+        if (load_element(result(op), i, op.dtype) !=
+            static_cast<float>(check::allreduce_expected(ranks, first + i)))
+          ++wrong;
+      return wrong;
     }
-    if (!in_place_) std::memset(reduce_output_.data(), 0xFF, op.bytes);
-    run_op(phase, op_index, true);
-    const std::byte* result = in_place_ ? reduce_input_.data() : reduce_output_.data();
-    for (std::size_t i = 0; i < count; ++i) {
-      float got = 0;
-      if (bf16) {
-        std::uint16_t bits = 0;
-        std::memcpy(&bits, result + i * 2, 2);
-        got = check::bf16_to_float(bits);
-      } else {
-        std::memcpy(&got, result + i * 4, 4);
-      }
-      if (got != static_cast<float>(check::allreduce_expected(ranks, i))) ++wrong;
+    case CollectiveKind::allgather: {
+      const auto bytes = static_cast<std::size_t>(args.count);
+      auto* mine = reinterpret_cast<std::uint8_t*>(input(op));
+      if (!options_.in_place) std::memset(recv_.data(), 0, recv_.size());
+      for (std::size_t j = 0; j < bytes; ++j) mine[j] = check::allgather_byte(me, j);
+      run_op(burst, op_index, true);
+      const auto* all = reinterpret_cast<const std::uint8_t*>(result(op));
+      for (int peer = 0; peer < ranks; ++peer)
+        for (std::size_t j = 0; j < bytes; ++j)
+          if (all[static_cast<std::size_t>(peer) * bytes + j] != check::allgather_byte(peer, j)) ++wrong;
+      return wrong;
     }
-    return wrong;
+    case CollectiveKind::alltoallv:
+      break;
   }
-  const auto& counts = prepared(phase).ops[static_cast<std::size_t>(op.matrix_index)];
   for (int peer = 0; peer < ranks; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
-    auto* block = reinterpret_cast<std::uint8_t*>(alltoall_send_.data()) + counts.send_displs[p];
-    for (int j = 0; j < counts.send_counts[p]; ++j)
+    auto* block = reinterpret_cast<std::uint8_t*>(send_.data()) + args.send_displs[p];
+    for (int j = 0; j < args.send_counts[p]; ++j)
       block[j] = check::alltoall_byte(me, peer, static_cast<std::uint64_t>(j));
   }
-  std::memset(alltoall_recv_.data(), 0, alltoall_recv_.size());
-  run_op(phase, op_index, true);
+  std::memset(recv_.data(), 0, recv_.size());
+  run_op(burst, op_index, true);
   for (int peer = 0; peer < ranks; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
-    const auto* block = reinterpret_cast<const std::uint8_t*>(alltoall_recv_.data()) + counts.recv_displs[p];
-    for (int j = 0; j < counts.recv_counts[p]; ++j)
+    const auto* block = reinterpret_cast<const std::uint8_t*>(recv_.data()) + args.recv_displs[p];
+    for (int j = 0; j < args.recv_counts[p]; ++j)
       if (block[j] != check::alltoall_byte(peer, me, static_cast<std::uint64_t>(j))) ++wrong;
   }
   return wrong;

@@ -16,7 +16,7 @@ DevicePlacement choose_nccl_device(const RankContext&, bool) {
   return {-1, "this k25comm was built without CUDA/NCCL (rebuild where both are found)"};
 }
 
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig&, const RankContext&, int) {
+std::unique_ptr<Transport> make_nccl_transport(const TransportOptions&, const RankContext&, int) {
   throw UsageError("--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)");
 }
 

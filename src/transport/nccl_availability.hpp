@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "common/rank_context.hpp"
-#include "config/run_config.hpp"
 #include "transport/device_placement.hpp"
 #include "transport/transport.hpp"
+#include "transport/transport_options.hpp"
 
 namespace k25 {
 
@@ -16,7 +16,7 @@ bool nccl_transport_built();
 // checked over the host), or why it cannot. Without the NCCL transport: the problem says so.
 DevicePlacement choose_nccl_device(const RankContext& context, bool emulate_ranks);
 // Collective over context.world(): the transport on `device` (from choose_nccl_device).
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context,
+std::unique_ptr<Transport> make_nccl_transport(const TransportOptions& options, const RankContext& context,
                                                int device);
 
 }  // namespace k25

@@ -1,6 +1,6 @@
-// The transport interface: runs the ops of a phase plan on this rank and times them with its own clock.
-// A transport knows nothing of models; the measure loop drives it. Implementations: mpi (host memory), nccl
-// (GPU).
+// The transport interface: runs bursts of collective ops (plan/collective_op.hpp) on this rank and times them
+// with its own clock. A transport knows nothing of models; the measure loop drives it. Implementations: mpi
+// (host memory), nccl (GPU).
 #pragma once
 
 #include <cstddef>
@@ -8,17 +8,24 @@
 #include <memory>
 #include <string>
 
-#include "config/run_config.hpp"
-#include "plan/decode_step_plan.hpp"
+#include <vector>
+
+#include "plan/collective_op.hpp"
 
 namespace k25 {
 
 // The largest buffers any op of the run needs on this rank, in bytes; allocated once per run.
 struct BufferSizes {
-  std::size_t allreduce_bytes = 0;
-  std::size_t alltoall_send_bytes = 0;
-  std::size_t alltoall_recv_bytes = 0;
+  std::size_t send_bytes = 0;
+  std::size_t recv_bytes = 0;
+  std::size_t rows_bytes = 0;  // source rows of a RowGather, result rows of a SegmentSum
+  bool operator==(const BufferSizes&) const = default;
 };
+// The sizes every op of `bursts` fits in, among `ranks` ranks.
+BufferSizes largest_buffers(const std::vector<OpBurst>& bursts, int ranks);
+
+// A burst the transport prepared, by the index prepare() returned.
+using BurstId = std::size_t;
 
 // A burst captured for replay (CUDA graph). Opaque to the measure loop.
 class CapturedBurst {
@@ -43,11 +50,12 @@ class Transport {
 
   // Once per run, before any op: allocate buffers of the given sizes.
   virtual void allocate(const BufferSizes& sizes) = 0;
-  // Once per phase plan, outside any timed region: precompute counts and displacements of its ops.
-  virtual void prepare(const PhasePlan& phase) = 0;
-  // Issues op `op_index` of the prepared phase. The host transport completes it before returning;
-  // the nccl transport enqueues it on its stream.
-  virtual void launch(const PhasePlan& phase, std::size_t op_index) = 0;
+  // Once per burst, outside any timed region: checks its ops against the buffers and precomputes their
+  // arguments (displacements, index maps on the device). The burst stays prepared for the transport's life.
+  virtual BurstId prepare(const OpBurst& burst) = 0;
+  // Issues op `op_index` of a prepared burst. The host transport completes it before returning; the nccl
+  // transport enqueues it on its stream.
+  virtual void launch(BurstId burst, std::size_t op_index) = 0;
 
   // Timestamps in the op stream: mark() records one at the current position and returns its slot.
   // Slots are valid until reset_marks(); elapsed_us() may be called only after synchronize().
@@ -65,14 +73,14 @@ class Transport {
   virtual void hold_stream();
   virtual void release_stream();
 
-  // Graph mode (supports_graph() only): capture every op of the phase once, then replay the capture.
-  virtual std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase);
+  // Graph mode (supports_graph() only): capture every op of the burst once, then replay the capture.
+  virtual std::unique_ptr<CapturedBurst> capture(BurstId burst);
   virtual void replay(CapturedBurst& burst);
 
   // Correctness pass, outside the timed region: fills the inputs of op `op_index` with exactly predictable
   // data (small rank-dependent integers), runs it, and returns how many output elements on this rank are
   // wrong.
-  virtual std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) = 0;
+  virtual std::uint64_t verify(BurstId burst, std::size_t op_index) = 0;
 
   // The report's note on what this transport's figures mean (e.g. one-rank NCCL measures launch cost).
   virtual std::string caveat(int ranks) const {

@@ -16,6 +16,9 @@
 #include "config/config_loader.hpp"
 #include "gpu_skip.hpp"
 #include "plan/decode_step_plan.hpp"
+#include "plan/hang_spec.hpp"
+#include "plan/rank_ops.hpp"
+#include "transport/make_transport.hpp"
 #include "transport/nccl_availability.hpp"
 
 namespace {
@@ -29,18 +32,15 @@ void expect(const k25::RankContext& context, bool ok, const std::string& what) {
   }
 }
 
-k25::BufferSizes sizes_for(const std::vector<k25::DecodeStepPlan>& plans) {
-  k25::BufferSizes sizes;
+// Every phase of `plans` as this rank issues it, in plan order.
+std::vector<k25::OpBurst> bursts_of(const std::vector<k25::DecodeStepPlan>& plans,
+                                    const k25::RunConfig& config, int rank) {
+  const k25::RankOpOptions options{config.sweep.include_permute,
+                                   k25::parse_hang_spec(config.transport.inject_hang)};
+  std::vector<k25::OpBurst> bursts;
   for (const auto& plan : plans)
-    for (const auto& phase : plan.phases) {
-      if (phase.phase == k25::Phase::allreduce) {
-        sizes.allreduce_bytes = std::max(sizes.allreduce_bytes, phase.max_send_bytes_per_rank());
-      } else {
-        sizes.alltoall_send_bytes = std::max(sizes.alltoall_send_bytes, phase.max_send_bytes_per_rank());
-        sizes.alltoall_recv_bytes = std::max(sizes.alltoall_recv_bytes, phase.max_recv_bytes_per_rank());
-      }
-    }
-  return sizes;
+    for (const auto& phase : plan.phases) bursts.push_back(k25::burst_for_rank(phase, rank, options));
+  return bursts;
 }
 
 // The nccl transport on the device k25comm would choose for this rank.
@@ -48,7 +48,7 @@ std::unique_ptr<k25::Transport> make_transport(const k25::RankContext& context,
                                                const k25::RunConfig& config) {
   const k25::DevicePlacement placement = k25::choose_nccl_device(context, config.transport.emulate_ranks);
   if (!placement.problem.empty()) throw k25::UsageError(placement.problem);
-  return k25::make_nccl_transport(config, context, placement.device);
+  return k25::make_nccl_transport(k25::transport_options(config), context, placement.device);
 }
 
 double mean(const std::vector<double>& v) {
@@ -65,10 +65,12 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
         k25::plan_decode_step(config.model, config.routing, config.sweep, tokens, context.size()));
   auto transport = make_transport(context, config);
   expect(context, transport->supports_graph(), "the nccl transport supports graph mode");
-  transport->allocate(sizes_for(plans));
+  const std::vector<k25::OpBurst> bursts = bursts_of(plans, config, context.rank());
+  transport->allocate(k25::largest_buffers(bursts, context.size()));
+  std::size_t next_burst = 0;
   for (const auto& plan : plans)
     for (const auto& phase : plan.phases) {
-      transport->prepare(phase);
+      const k25::BurstId burst = transport->prepare(bursts[next_burst++]);
       const std::size_t ops = phase.ops.size();
       // eager trials
       std::vector<double> eager_step;
@@ -76,7 +78,7 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
         MPI_Barrier(context.world());
         transport->reset_marks();
         const int begin = transport->mark();
-        for (std::size_t i = 0; i < ops; ++i) transport->launch(phase, i);
+        for (std::size_t i = 0; i < ops; ++i) transport->launch(burst, i);
         const int end = transport->mark();
         transport->synchronize();
         if (trial >= 5) eager_step.push_back(transport->elapsed_us(begin, end));
@@ -88,14 +90,14 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
         transport->reset_marks();
         std::vector<int> slots{transport->mark()};
         for (std::size_t i = 0; i < ops; ++i) {
-          transport->launch(phase, i);
+          transport->launch(burst, i);
           slots.push_back(transport->mark());
         }
         transport->synchronize();
         for (std::size_t i = 0; i < ops; ++i) per_op.push_back(transport->elapsed_us(slots[i], slots[i + 1]));
       }
       // graph
-      auto graph = transport->capture(phase);
+      auto graph = transport->capture(burst);
       std::vector<double> graph_step;
       for (int trial = 0; trial < 20; ++trial) {
         MPI_Barrier(context.world());
@@ -109,7 +111,7 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
       graph.reset();
       // correctness: first, middle and last op
       std::uint64_t wrong = 0;
-      for (std::size_t i : {std::size_t{0}, ops / 2, ops - 1}) wrong += transport->verify(phase, i);
+      for (std::size_t i : {std::size_t{0}, ops / 2, ops - 1}) wrong += transport->verify(burst, i);
       expect(context, wrong == 0,
              label + " " + k25::to_string(phase.phase) + " at " + std::to_string(phase.tokens) +
                  " tokens: " + std::to_string(wrong) + " wrong");
@@ -149,15 +151,16 @@ int hang(const k25::RankContext& context, k25::RunConfig config) {
   config.transport.inject_hang = "allreduce:8:5";
   const auto plan = k25::plan_decode_step(config.model, config.routing, config.sweep, 8, context.size());
   auto transport = make_transport(context, config);
-  transport->allocate(sizes_for({plan}));
+  const std::vector<k25::OpBurst> bursts = bursts_of({plan}, config, context.rank());
+  transport->allocate(k25::largest_buffers(bursts, context.size()));
   const auto& phase = plan.phases.at(0);
-  transport->prepare(phase);
+  const k25::BurstId burst = transport->prepare(bursts.at(0));
   const auto start = std::chrono::steady_clock::now();
   try {
     transport->reset_marks();
     std::vector<int> slots{transport->mark()};
     for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-      transport->launch(phase, i);
+      transport->launch(burst, i);
       slots.push_back(transport->mark());
     }
     transport->synchronize();
@@ -170,7 +173,7 @@ int hang(const k25::RankContext& context, k25::RunConfig config) {
            "the watchdog fires after the 3 s timeout, within 10 s more");
     expect(context, what.find("rank " + std::to_string(context.rank())) != std::string::npos,
            "the message names the rank");
-    expect(context, what.find("op #5 ") != std::string::npos, "the message names the op");
+    expect(context, what.find("op 5 of") != std::string::npos, "the message names the op");
     expect(context, what.find("at 8 tokens") != std::string::npos, "the message names the token count");
     expect(context, fault.code() == k25::ExitCode::runtime_fault, "exit code 3");
   }

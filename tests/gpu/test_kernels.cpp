@@ -91,7 +91,7 @@ void test_allreduce_fill_and_count(k25::kernels::ElementType type, std::size_t e
   // A one-rank "reduction" of rank 0's input is exactly the expected result of 1 rank.
   CUDA(k25::kernels::fill_allreduce_input(buffer.p, elements, type, 0, nullptr));
   expect(count_on_device([&](unsigned long long* c) {
-           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 1, c, nullptr);
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, 0, type, 1, c, nullptr);
          }) == 0,
          name + " count_allreduce_wrong finds nothing on a correct one-rank result");
   // The CPU-summed result of 4 ranks, uploaded: nothing wrong; then 3 elements spoiled: 3 wrong.
@@ -109,14 +109,14 @@ void test_allreduce_fill_and_count(k25::kernels::ElementType type, std::size_t e
   }
   upload(buffer.p, summed);
   expect(count_on_device([&](unsigned long long* c) {
-           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 4, c, nullptr);
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, 0, type, 4, c, nullptr);
          }) == 0,
          name + " count_allreduce_wrong accepts the CPU sum of 4 ranks");
   CUDA(cudaMemset(buffer.p, 0xFF, bytes));                           // NaN
   CUDA(cudaMemset(buffer.p + (elements / 2) * bytes, 0, bytes));     // 0
   CUDA(cudaMemset(buffer.p + (elements - 1) * bytes, 0x40, bytes));  // some other number
   expect(count_on_device([&](unsigned long long* c) {
-           return k25::kernels::count_allreduce_wrong(buffer.p, elements, type, 4, c, nullptr);
+           return k25::kernels::count_allreduce_wrong(buffer.p, elements, 0, type, 4, c, nullptr);
          }) == 3,
          name + " count_allreduce_wrong counts 3 spoiled elements");
 }

@@ -48,8 +48,8 @@ class ScriptedTransport final : public k25::Transport {
     if (late_us > 0) busy_wait_us(late_us);
   }
   void allocate(const k25::BufferSizes&) override {}
-  void prepare(const k25::PhasePlan&) override {}
-  void launch(const k25::PhasePlan&, std::size_t) override {
+  k25::BurstId prepare(const k25::OpBurst&) override { return 0; }
+  void launch(k25::BurstId, std::size_t) override {
     ++launches;
     if (launch_busy_us > 0) busy_wait_us(launch_busy_us);
   }
@@ -59,9 +59,7 @@ class ScriptedTransport final : public k25::Transport {
   double unit_us() const { return 10.0 * (late_clock_short ? 1 : rank_ + 1); }
   bool late_clock_short = false;  // this rank's scripted steps are the shortest (as a late arriver's are)
   void reset_marks() override { next_slot_ = 0; }
-  std::uint64_t verify(const k25::PhasePlan&, std::size_t) override {
-    return static_cast<std::uint64_t>(rank_) + 1;
-  }
+  std::uint64_t verify(k25::BurstId, std::size_t) override { return static_cast<std::uint64_t>(rank_) + 1; }
 
  private:
   int rank_;
@@ -91,7 +89,7 @@ TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") 
   const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
   const auto phase = allreduce_burst(6, context.size());
-  const auto samples = k25::measure_point(transport, phase, k25::TimingMode::eager, sweep(7, 3), context);
+  const auto samples = k25::measure_point(transport, phase, 0, k25::TimingMode::eager, sweep(7, 3), context);
   CHECK(samples.step_us.size() == 7);
   CHECK(samples.launch_us.size() == 7);
   CHECK(samples.arrival_us.size() == 7);
@@ -120,8 +118,8 @@ TEST_CASE("the time budget stops a point after min_iterations, on every rank ali
   auto s = sweep(1000, 0);
   s.min_iterations = 3;
   s.time_budget_s = 1e-9;
-  const auto samples =
-      k25::measure_point(transport, allreduce_burst(2, context.size()), k25::TimingMode::eager, s, context);
+  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()), 0,
+                                          k25::TimingMode::eager, s, context);
   CHECK(samples.step_us.size() == 3);
   CHECK(samples.op_trials == 0);
 }
@@ -131,7 +129,8 @@ TEST_CASE("the host launch time is recorded, and left out of the result where th
   ScriptedTransport asynchronous(context.rank(), false);
   asynchronous.launch_busy_us = 2000;  // 4 ops: at least 8 ms of host time per burst
   const auto phase = allreduce_burst(4, context.size());
-  const auto samples = k25::measure_point(asynchronous, phase, k25::TimingMode::eager, sweep(3, 0), context);
+  const auto samples =
+      k25::measure_point(asynchronous, phase, 0, k25::TimingMode::eager, sweep(3, 0), context);
   for (double launch : samples.launch_us) CHECK(launch >= 8000.0);
   const auto point = k25::gather_point(samples, context);
   if (context.is_coordinator()) {
@@ -154,7 +153,7 @@ TEST_CASE("the slowest rank is the one that arrives late, though it measures the
     transport.late_us = 200000;  // 200 ms after every barrier
     transport.late_clock_short = true;
   }
-  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()),
+  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()), 0,
                                           k25::TimingMode::eager, sweep(5, 0), context);
   const auto point = k25::gather_point(samples, context);
   if (context.is_coordinator()) {
@@ -170,7 +169,7 @@ TEST_CASE("a signal on one rank ends the point on every rank at the next trial b
   const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
   if (context.rank() == 1 % context.size()) transport.interrupt_at_trial = 2 + 2;  // the second timed trial
-  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()),
+  const auto samples = k25::measure_point(transport, allreduce_burst(2, context.size()), 0,
                                           k25::TimingMode::eager, sweep(50, 3), context);
   CHECK(samples.interrupted);
   CHECK(samples.step_us.size() == 2);

@@ -29,11 +29,14 @@ TEST_CASE("summarize of one sample and of none", "[stats]") {
 }
 
 TEST_CASE("bus bandwidth factors as nccl-tests defines them", "[bandwidth]") {
-  CHECK(busbw_factor(Phase::allreduce, 8) == Approx(1.75));
-  CHECK(busbw_factor(Phase::allreduce, 2) == Approx(1.0));
-  CHECK(busbw_factor(Phase::allreduce, 1) == Approx(0.0));
-  CHECK(busbw_factor(Phase::dispatch, 8) == Approx(0.875));
-  CHECK(busbw_factor(Phase::combine, 4) == Approx(0.75));
+  CHECK(busbw_factor(CollectiveKind::allreduce, 8) == Approx(1.75));
+  CHECK(busbw_factor(CollectiveKind::allreduce, 2) == Approx(1.0));
+  CHECK(busbw_factor(CollectiveKind::allreduce, 1) == Approx(0.0));
+  CHECK(busbw_factor(CollectiveKind::alltoallv, 8) == Approx(0.875));
+  CHECK(busbw_factor(CollectiveKind::alltoallv, 4) == Approx(0.75));
+  CHECK(busbw_factor(CollectiveKind::allgather, 8) == Approx(0.875));
+  CHECK(busbw_factor(CollectiveKind::reducescatter, 4) == Approx(0.75));
+  CHECK(busbw_factor(CollectiveKind::allgather, 1) == Approx(0.0));
 }
 
 TEST_CASE("algbw is bytes per rank over time, in 1e9 B/s", "[bandwidth]") {

@@ -14,9 +14,9 @@ DevicePlacement choose_nccl_device(const RankContext& context, bool emulate_rank
   return nccl::choose_local_device(context, emulate_ranks);
 }
 
-std::unique_ptr<Transport> make_nccl_transport(const RunConfig& config, const RankContext& context,
+std::unique_ptr<Transport> make_nccl_transport(const TransportOptions& options, const RankContext& context,
                                                int device) {
-  return std::make_unique<nccl::NcclTransport>(config, context, device);
+  return std::make_unique<nccl::NcclTransport>(options, context, device);
 }
 
 }  // namespace k25

@@ -94,20 +94,14 @@ void present_as_own_host(const RankContext& context) {
   ::setenv("NCCL_SOCKET_IFNAME", "lo", 0);
 }
 
-std::string op_words(Phase phase, int tokens, std::size_t op, std::size_t ops, int layer) {
-  return fmt::format("{} op #{} of {} (layer {}) at {} tokens", to_string(phase), op, ops, layer, tokens);
-}
-
 }  // namespace
 
-NcclTransport::NcclTransport(const RunConfig& config, const RankContext& context, int device)
-    : in_place_(config.sweep.in_place),
-      include_permute_(config.sweep.include_permute),
-      emulated_(config.transport.emulate_ranks),
-      timeout_s_(config.transport.timeout_s),
+NcclTransport::NcclTransport(const TransportOptions& options, const RankContext& context, int device)
+    : in_place_(options.in_place),
+      emulated_(options.emulate_ranks),
+      timeout_s_(options.timeout_s),
       rank_(context.rank()),
       ranks_(context.size()),
-      hang_(parse_hang_spec(config.transport.inject_hang)),
       device_(device) {
   if (!(timeout_s_ > 0.0)) throw UsageError("the watchdog timeout must be positive");
   if (emulated_) present_as_own_host(context);
@@ -115,8 +109,8 @@ NcclTransport::NcclTransport(const RunConfig& config, const RankContext& context
   stream_ = CudaStream::create();
   wrong_count_ = DeviceBuffer::allocate(sizeof(unsigned long long));
   wrong_host_ = PinnedHostBuffer::allocate(sizeof(unsigned long long));
-  hang_flag_ = PinnedHostBuffer::allocate(sizeof(int));
-  *hang_flag_.host<int>() = 1;
+  stall_flag_ = PinnedHostBuffer::allocate(sizeof(int));
+  *stall_flag_.host<int>() = 1;
   hold_flag_ = PinnedHostBuffer::allocate(sizeof(int));
   *hold_flag_.host<int>() = 1;
   comm_ = NcclCommunicator::create(context, device_, timeout_s_);  // collective
@@ -131,12 +125,11 @@ NcclTransport::~NcclTransport() {
   if (health_->poisoned) {
     comm_.abort();
     (void)stream_.release();
-    for (auto* buffer : {&allreduce_in_, &allreduce_out_, &send_, &recv_, &token_rows_, &wrong_count_})
-      (void)buffer->release();
-    for (auto& [key, phase] : prepared_) (void)phase.maps.release();
+    for (auto* buffer : {&send_, &recv_, &rows_, &wrong_count_}) (void)buffer->release();
+    for (auto& burst : bursts_) (void)burst.maps.release();
     for (auto& event : events_) (void)event.release();
     (void)wrong_host_.release();
-    (void)hang_flag_.release();
+    (void)stall_flag_.release();
     (void)hold_flag_.release();
   } else {
     comm_.finalize_and_destroy();
@@ -152,69 +145,61 @@ std::string NcclTransport::clock_description() const {
 
 void NcclTransport::poison() noexcept {
   health_->poisoned = true;
-  // A held injected hang or stream hold lets go, so the stream can drain.
-  for (PinnedHostBuffer* flag : {&hang_flag_, &hold_flag_})
+  // A held injected stall or stream hold lets go, so the stream can drain.
+  for (PinnedHostBuffer* flag : {&stall_flag_, &hold_flag_})
     if (flag->host() != nullptr) *flag->host<int>() = 1;
 }
 
 void NcclTransport::allocate(const BufferSizes& sizes) {
   wait_stream("allocate");  // buffers may be replaced below: nothing may still use them
-  sizes_.allreduce_bytes = std::max(sizes_.allreduce_bytes, sizes.allreduce_bytes);
-  sizes_.alltoall_send_bytes = std::max(sizes_.alltoall_send_bytes, sizes.alltoall_send_bytes);
-  sizes_.alltoall_recv_bytes = std::max(sizes_.alltoall_recv_bytes, sizes.alltoall_recv_bytes);
+  sizes_.send_bytes = std::max(sizes_.send_bytes, sizes.send_bytes);
+  sizes_.recv_bytes = std::max(sizes_.recv_bytes, sizes.recv_bytes);
+  sizes_.rows_bytes = std::max(sizes_.rows_bytes, sizes.rows_bytes);
   const auto grow = [](DeviceBuffer& buffer, std::size_t bytes) {
     if (!buffer.get() || buffer.bytes() < bytes) buffer = DeviceBuffer::allocate(rounded(bytes));
   };
-  grow(allreduce_in_, sizes_.allreduce_bytes);
-  grow(allreduce_out_, sizes_.allreduce_bytes);
-  grow(send_, sizes_.alltoall_send_bytes);
-  grow(recv_, sizes_.alltoall_recv_bytes);
+  grow(send_, sizes_.send_bytes);
+  grow(recv_, sizes_.recv_bytes);
+  grow(rows_, sizes_.rows_bytes);
   // Timed runs move whatever the buffers hold; zeros keep NaN and denormal patterns out of the reductions.
-  for (DeviceBuffer* buffer : {&allreduce_in_, &allreduce_out_, &send_, &recv_})
+  for (DeviceBuffer* buffer : {&send_, &recv_, &rows_})
     K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
   wait_stream("allocate");
 }
 
-void NcclTransport::prepare(const PhasePlan& phase) {
-  if (phase.ranks != ranks_)
-    throw UsageError(fmt::format("plan for {} ranks given to a run of {} ranks", phase.ranks, ranks_));
-  PreparedPhase prepared;
-  prepared.ops.resize(phase.ops.size());
+BurstId NcclTransport::prepare(const OpBurst& burst) {
+  PreparedBurst prepared{burst, {}, {}};
+  prepared.ops.resize(burst.ops.size());
   std::vector<std::int32_t> maps;
-  std::size_t token_row_bytes = 0;
-  for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-    const CommOp& op = phase.ops[i];
+  const auto append = [&maps](const std::vector<std::int32_t>& values) {
+    const std::size_t at = maps.size();
+    maps.insert(maps.end(), values.begin(), values.end());
+    return at;
+  };
+  for (std::size_t i = 0; i < burst.ops.size(); ++i) {
+    const CollectiveOp& op = burst.ops[i];
     PreparedOp& out = prepared.ops[i];
-    if (phase.phase == Phase::allreduce) {
-      (void)nccl_type(phase.dtype);
-      if (op.bytes > allreduce_in_.bytes())
-        throw RuntimeFault(fmt::format("AllReduce of {} bytes exceeds the {} bytes allocated", op.bytes,
-                                       allreduce_in_.bytes()));
-      out.elements = op.bytes / dtype_bytes(phase.dtype);
-      continue;
+    if (kind_info(op.kind).reduces) (void)nccl_type(op.dtype);
+    if (op.kind == CollectiveKind::alltoallv) {
+      if (op.send_bytes.size() != static_cast<std::size_t>(ranks_) ||
+          op.recv_bytes.size() != static_cast<std::size_t>(ranks_))
+        throw RuntimeFault(fmt::format("{} has per-peer counts for {} ranks in a run of {}",
+                                       op_words(burst, i), op.send_bytes.size(), ranks_));
+      out.layout = peer_layout(op);
     }
-    if (op.matrix_index < 0 || static_cast<std::size_t>(op.matrix_index) >= phase.matrices.size())
-      throw RuntimeFault(fmt::format("{} op #{} has no byte matrix", to_string(phase.phase), i));
-    out.layout = peer_layout(phase.matrices[static_cast<std::size_t>(op.matrix_index)], rank_);
-    if (out.layout.send_total > send_.bytes() || out.layout.recv_total > recv_.bytes())
-      throw RuntimeFault(fmt::format("{} op #{} needs {} / {} bytes to send / receive, {} / {} allocated",
-                                     to_string(phase.phase), i, out.layout.send_total, out.layout.recv_total,
-                                     send_.bytes(), recv_.bytes()));
-    if (include_permute_ && phase.bytes_per_copy > 0 && phase.tokens > 0) {
-      token_row_bytes = static_cast<std::size_t>(phase.tokens) * phase.bytes_per_copy;
-      if (phase.phase == Phase::dispatch) {
-        out.copies = out.layout.send_total / phase.bytes_per_copy;
-        out.rows_offset = maps.size();
-        const auto rows = dispatch_rows_of_copies(out.copies, phase.tokens);
-        maps.insert(maps.end(), rows.begin(), rows.end());
-      } else {
-        out.copies = out.layout.recv_total / phase.bytes_per_copy;
-        const auto csr = combine_copies_of_tokens(out.copies, phase.tokens);
-        out.offsets_offset = maps.size();
-        maps.insert(maps.end(), csr.offsets.begin(), csr.offsets.end());
-        out.index_offset = maps.size();
-        maps.insert(maps.end(), csr.index.begin(), csr.index.end());
-      }
+    if (op.send_buffer_bytes(ranks_) > send_.bytes() || op.recv_buffer_bytes(ranks_) > recv_.bytes())
+      throw RuntimeFault(fmt::format("{} needs {} / {} bytes to send / receive, {} / {} allocated",
+                                     op_words(burst, i), op.send_buffer_bytes(ranks_),
+                                     op.recv_buffer_bytes(ranks_), send_.bytes(), recv_.bytes()));
+    if (op.gather_before) {
+      if (op.gather_before->source_rows * op.gather_before->row_bytes > rows_.bytes())
+        throw RuntimeFault(fmt::format("{}: its row gather needs more than the {} row bytes allocated",
+                                       op_words(burst, i), rows_.bytes()));
+      out.rows_offset = append(op.gather_before->rows);
+    }
+    if (op.sum_after) {
+      out.offsets_offset = append(op.sum_after->offsets);
+      out.index_offset = append(op.sum_after->index);
     }
   }
   if (!maps.empty()) {
@@ -222,24 +207,18 @@ void NcclTransport::prepare(const PhasePlan& phase) {
     K25_CUDA_CHECK(cudaMemcpy(prepared.maps.get(), maps.data(), maps.size() * sizeof(std::int32_t),
                               cudaMemcpyHostToDevice));
   }
-  if (token_row_bytes > token_rows_.bytes()) {
-    wait_stream("prepare");
-    token_rows_ = DeviceBuffer::allocate(rounded(token_row_bytes));
-    K25_CUDA_CHECK(cudaMemset(token_rows_.get(), 0, token_rows_.bytes()));
-  }
   // Timestamps for a per-op pass (one per op + 1) and a trial (2), created now rather than in a timed region.
-  while (events_.size() < phase.ops.size() + 2) events_.push_back(CudaEvent::create());
-  launched_.reserve(std::max(launched_.capacity(), phase.ops.size() * 2 + 2));
-  marks_.reserve(std::max(marks_.capacity(), phase.ops.size() + 2));
-  prepared_[{static_cast<int>(phase.phase), phase.tokens}] = std::move(prepared);
+  const std::size_t ops = burst.ops.size();
+  while (events_.size() < ops + 2) events_.push_back(CudaEvent::create());
+  launched_.reserve(std::max(launched_.capacity(), ops * 2 + 2));
+  marks_.reserve(std::max(marks_.capacity(), ops + 2));
+  bursts_.push_back(std::move(prepared));
+  return bursts_.size() - 1;
 }
 
-const NcclTransport::PreparedPhase& NcclTransport::prepared_for(const PhasePlan& phase) {
-  const auto found = prepared_.find({static_cast<int>(phase.phase), phase.tokens});
-  if (found == prepared_.end())
-    throw RuntimeFault(
-        fmt::format("{} phase at {} tokens launched before prepare()", to_string(phase.phase), phase.tokens));
-  return found->second;
+const NcclTransport::PreparedBurst& NcclTransport::prepared(BurstId burst) const {
+  if (burst >= bursts_.size()) throw RuntimeFault(fmt::format("burst {} launched before prepare()", burst));
+  return bursts_[burst];
 }
 
 void NcclTransport::check_watchdog(const char* call, const char* file, int line) {
@@ -274,67 +253,97 @@ void NcclTransport::check_nccl(ncclResult_t rc, const char* call, const char* fi
   fault(failed, call, file, line);
 }
 
-void NcclTransport::maybe_inject_hang(const PhasePlan& phase, std::size_t op_index) {
-  if (!hang_ || hang_fired_) return;
-  if (hang_->phase != phase.phase || hang_->tokens != phase.tokens || hang_->op != op_index) return;
-  if (hang_->rank >= 0 && hang_->rank != rank_) return;
-  hang_fired_ = true;
-  hang_words_ = op_words(phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer);
-  *hang_flag_.host<int>() = 0;
-  // Bounded on the GPU too, well past the watchdog, in case this process dies without releasing it.
+// Test only (--inject-hang): the stream waits on a flag that nothing releases, bounded on the GPU well past
+// the watchdog in case this process dies without releasing it.
+void NcclTransport::enqueue_stall(const PreparedBurst& burst, std::size_t op_index) {
+  stalled_ = true;
+  stall_words_ = op_words(burst.burst, op_index);
+  *stall_flag_.host<int>() = 0;
   const auto bound_ns = static_cast<std::uint64_t>((timeout_s_ + 120.0) * 1e9);
-  K25_CUDA_CHECK(kernels::spin_until_released(hang_flag_.device<int>(), bound_ns, stream_.get()));
+  K25_CUDA_CHECK(kernels::spin_until_released(stall_flag_.device<int>(), bound_ns, stream_.get()));
 }
 
-void NcclTransport::enqueue_alltoall(const PreparedOp& op) {
+void* NcclTransport::input(const CollectiveOp& op) const {
+  // In-place AllGather: this rank's part already sits at its place in the result (NCCL's in-place form).
+  if (in_place_ && op.kind == CollectiveKind::allgather)
+    return recv_.get<std::uint8_t>() + static_cast<std::size_t>(rank_) * op.count * dtype_bytes(op.dtype);
+  return send_.get();
+}
+
+void* NcclTransport::result(const CollectiveOp& op) const {
+  if (!in_place_ || op.kind == CollectiveKind::alltoallv || op.kind == CollectiveKind::allgather)
+    return recv_.get();
+  // In-place ReduceScatter: this rank's part of the sum lands at its place in the input.
+  if (op.kind == CollectiveKind::reducescatter)
+    return send_.get<std::uint8_t>() + static_cast<std::size_t>(rank_) * op.count * dtype_bytes(op.dtype);
+  return send_.get();
+}
+
+// One launch per kind.
+void NcclTransport::enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared) {
+  ncclComm_t comm = comm_.get();
+  cudaStream_t stream = stream_.get();
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+      K25_NCCL_CALL(
+          ncclAllReduce(input(op), result(op), op.count, nccl_type(op.dtype), ncclSum, comm, stream));
+      return;
+    case CollectiveKind::allgather:
+      // Moved as bytes: a copy is the same whatever the element type.
+      K25_NCCL_CALL(
+          ncclAllGather(input(op), result(op), op.count * dtype_bytes(op.dtype), ncclUint8, comm, stream));
+      return;
+    case CollectiveKind::reducescatter:
+      K25_NCCL_CALL(
+          ncclReduceScatter(input(op), result(op), op.count, nccl_type(op.dtype), ncclSum, comm, stream));
+      return;
+    case CollectiveKind::alltoallv:
+      break;
+  }
   const auto* send = send_.get<std::uint8_t>();
   auto* recv = recv_.get<std::uint8_t>();
+  const PeerLayout& layout = prepared.layout;
   K25_NCCL_CALL(ncclGroupStart());
   for (int peer = 0; peer < ranks_; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
-    if (op.layout.send_bytes[p] > 0)
-      K25_NCCL_CALL(ncclSend(send + op.layout.send_offset[p], op.layout.send_bytes[p], ncclUint8, peer,
-                             comm_.get(), stream_.get()));
-    if (op.layout.recv_bytes[p] > 0)
-      K25_NCCL_CALL(ncclRecv(recv + op.layout.recv_offset[p], op.layout.recv_bytes[p], ncclUint8, peer,
-                             comm_.get(), stream_.get()));
+    if (layout.send_bytes[p] > 0)
+      K25_NCCL_CALL(
+          ncclSend(send + layout.send_offset[p], layout.send_bytes[p], ncclUint8, peer, comm, stream));
+    if (layout.recv_bytes[p] > 0)
+      K25_NCCL_CALL(
+          ncclRecv(recv + layout.recv_offset[p], layout.recv_bytes[p], ncclUint8, peer, comm, stream));
   }
   K25_NCCL_CALL(ncclGroupEnd());
 }
 
-void NcclTransport::enqueue_op(const PhasePlan& phase, const PreparedPhase& prepared, std::size_t op_index,
-                               bool permute) {
-  const PreparedOp& op = prepared.ops.at(op_index);
-  const auto armed = comm_.guard();  // a blocking NCCL call that does not return is aborted by the watchdog
-  if (phase.phase == Phase::allreduce) {
-    void* in = allreduce_in_.get();
-    void* out = in_place_ ? in : allreduce_out_.get();
-    K25_NCCL_CALL(
-        ncclAllReduce(in, out, op.elements, nccl_type(phase.dtype), ncclSum, comm_.get(), stream_.get()));
-    return;
-  }
-  permute = permute && op.copies > 0;
-  const auto* maps = prepared.maps.get<std::int32_t>();
-  if (permute && phase.phase == Phase::dispatch)
-    K25_CUDA_CHECK(kernels::moe_dispatch_pack(token_rows_.get<std::uint8_t>(), maps + op.rows_offset,
-                                              op.copies, phase.bytes_per_copy, send_.get<std::uint8_t>(),
+void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps) {
+  const CollectiveOp& op = burst.burst.ops.at(op_index);
+  const PreparedOp& prepared = burst.ops[op_index];
+  if (op.stall_before) enqueue_stall(burst, op_index);
+  const auto* maps = burst.maps.get<std::int32_t>();
+  if (with_local_steps && op.gather_before) {
+    const RowGather& gather = *op.gather_before;
+    K25_CUDA_CHECK(kernels::moe_dispatch_pack(rows_.get<std::uint8_t>(), maps + prepared.rows_offset,
+                                              gather.rows.size(), gather.row_bytes, send_.get<std::uint8_t>(),
                                               stream_.get()));
-  enqueue_alltoall(op);
-  if (permute && phase.phase == Phase::combine) {
-    const std::size_t element_bytes = phase.dtype == Dtype::fp32 ? 4 : 2;
-    K25_CUDA_CHECK(kernels::moe_combine_unpack(recv_.get(), maps + op.offsets_offset, maps + op.index_offset,
-                                               static_cast<std::uint64_t>(phase.tokens),
-                                               phase.bytes_per_copy / element_bytes,
-                                               element_type(phase.dtype), token_rows_.get(), stream_.get()));
+  }
+  {
+    const auto armed = comm_.guard();  // a blocking NCCL call that does not return is aborted by the watchdog
+    enqueue_collective(op, prepared);
+  }
+  if (with_local_steps && op.sum_after) {
+    const SegmentSum& sum = *op.sum_after;
+    K25_CUDA_CHECK(kernels::moe_combine_unpack(
+        recv_.get(), maps + prepared.offsets_offset, maps + prepared.index_offset, sum.offsets.size() - 1,
+        sum.row_elements, element_type(sum.dtype), rows_.get(), stream_.get()));
   }
 }
 
-void NcclTransport::launch(const PhasePlan& phase, std::size_t op_index) {
+void NcclTransport::launch(BurstId id, std::size_t op_index) {
   if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
-  const PreparedPhase& prepared = prepared_for(phase);
-  launched_.push_back({phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops.at(op_index).layer});
-  maybe_inject_hang(phase, op_index);
-  enqueue_op(phase, prepared, op_index, include_permute_);
+  const PreparedBurst& burst = prepared(id);
+  launched_.push_back({id, op_index});
+  enqueue_op(burst, op_index, true);
 }
 
 int NcclTransport::mark() {
@@ -395,7 +404,7 @@ std::string NcclTransport::describe_pending() const {
   (void)cudaGetLastError();
   first_pending = std::min(first_pending, launched_.size() - 1);
   const Launched& op = launched_[first_pending];
-  const std::string words = op_words(op.phase, op.tokens, op.op, op.ops, op.layer);
+  const std::string words = op_words(bursts_[op.burst].burst, op.op);
   const std::size_t unfinished = next_mark_position - first_pending;
   if (unfinished <= 1) return words + " did not finish";
   return fmt::format("{} (or one of the {} ops launched after it, not timed one by one) did not finish",
@@ -404,25 +413,25 @@ std::string NcclTransport::describe_pending() const {
 
 void NcclTransport::fault(const WaitOutcome& outcome, const std::string& activity, const char* file,
                           int line) {
-  // An injected hang that is still held is the op the stream waits on, whatever the marks say.
-  const bool injected = hang_fired_ && *hang_flag_.host<int>() == 0;
+  // An injected stall that is still held is what the stream waits on, whatever the marks say.
+  const bool injected = stalled_ && *stall_flag_.host<int>() == 0;
   poison();
   comm_.abort();
   const std::string where =
-      injected ? hang_words_ + " did not finish (a hang was injected there by --inject-hang)" : activity;
+      injected ? stall_words_ + " did not finish (a hang was injected there by --inject-hang)" : activity;
   throw RuntimeFault(fmt::format("nccl transport, rank {} of {}: {}: {}; communicator aborted", rank_, ranks_,
                                  where, outcome.detail),
                      outcome.failed_call, file, line);
 }
 
-std::unique_ptr<CapturedBurst> NcclTransport::capture(const PhasePlan& phase) {
+std::unique_ptr<CapturedBurst> NcclTransport::capture(BurstId id) {
   if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
-  const PreparedPhase& prepared = prepared_for(phase);
-  const std::string what = fmt::format("graph of the {} burst at {} tokens ({} ops)", to_string(phase.phase),
-                                       phase.tokens, phase.ops.size());
+  const PreparedBurst& burst = prepared(id);
+  const std::string what =
+      fmt::format("graph of the {} burst ({} ops)", burst.burst.what, burst.burst.ops.size());
   // One eager pass first: NCCL connects peers and loads kernels lazily, and a capture must not be the first
   // use.
-  for (std::size_t i = 0; i < phase.ops.size(); ++i) launch(phase, i);
+  for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) launch(id, i);
   synchronize();
 
   activity_ = "capturing the " + what;
@@ -431,10 +440,7 @@ std::unique_ptr<CapturedBurst> NcclTransport::capture(const PhasePlan& phase) {
     // Thread-local capture mode: NCCL may finish a non-blocking group launch from its own thread.
     K25_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
     CaptureGuard guard(stream_.get());
-    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-      maybe_inject_hang(phase, i);
-      enqueue_op(phase, prepared, i, include_permute_);
-    }
+    for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) enqueue_op(burst, i, true);
     cudaGraph_t captured = nullptr;
     guard.dismiss();
     K25_CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &captured));
@@ -469,48 +475,70 @@ void NcclTransport::release_stream() {
   *hold_flag_.host<int>() = 1;
 }
 
-std::uint64_t NcclTransport::verify(const PhasePlan& phase, std::size_t op_index) {
+// Fills the op's input with check_pattern.hpp's data, runs the collective alone (no row gather or segment
+// sum: they would overwrite the checked data), and counts the result's elements that differ from the expected
+// ones.
+std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
   if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
-  const PreparedPhase& prepared = prepared_for(phase);
-  const PreparedOp& op = prepared.ops.at(op_index);
+  const PreparedBurst& burst = prepared(id);
+  const CollectiveOp& op = burst.burst.ops.at(op_index);
+  const PreparedOp& layout = burst.ops[op_index];
   auto* wrong = wrong_count_.get<unsigned long long>();
   cudaStream_t stream = stream_.get();
   K25_CUDA_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, stream));
+  const std::size_t part_bytes = op.count * dtype_bytes(op.dtype);
 
-  if (phase.phase == Phase::allreduce) {
-    const auto type = element_type(phase.dtype);
-    K25_CUDA_CHECK(kernels::fill_allreduce_input(allreduce_in_.get(), op.elements, type, rank_, stream));
-    // An out-of-place result buffer starts as NaN (all bits set), so an op that wrote nothing is caught.
-    if (!in_place_)
-      K25_CUDA_CHECK(cudaMemsetAsync(allreduce_out_.get(), 0xFF, allreduce_out_.bytes(), stream));
-    launch(phase, op_index);
-    activity_ = "checking the result of " +
-                op_words(phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer);
-    wait_stream("verify");
-    const void* result = in_place_ ? allreduce_in_.get() : allreduce_out_.get();
-    K25_CUDA_CHECK(kernels::count_allreduce_wrong(result, op.elements, type, ranks_, wrong, stream));
-  } else {
-    for (int peer = 0; peer < ranks_; ++peer) {
-      const auto p = static_cast<std::size_t>(peer);
-      K25_CUDA_CHECK(kernels::fill_alltoall_block(send_.get<std::uint8_t>() + op.layout.send_offset[p],
-                                                  op.layout.send_bytes[p], rank_, peer, stream));
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+    case CollectiveKind::reducescatter:
+      K25_CUDA_CHECK(kernels::fill_allreduce_input(input(op),
+                                                   kind_info(op.kind).send_elements(op.count, ranks_),
+                                                   element_type(op.dtype), rank_, stream));
+      // An out-of-place result buffer starts as NaN (all bits set), so an op that wrote nothing is caught.
+      if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xFF, recv_.bytes(), stream));
+      break;
+    case CollectiveKind::allgather:
+      if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
+      K25_CUDA_CHECK(
+          kernels::fill_alltoall_block(static_cast<std::uint8_t*>(input(op)), part_bytes, rank_, 0, stream));
+      break;
+    case CollectiveKind::alltoallv:
+      for (int peer = 0; peer < ranks_; ++peer) {
+        const auto p = static_cast<std::size_t>(peer);
+        K25_CUDA_CHECK(kernels::fill_alltoall_block(send_.get<std::uint8_t>() + layout.layout.send_offset[p],
+                                                    layout.layout.send_bytes[p], rank_, peer, stream));
+      }
+      K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
+      break;
+  }
+  launched_.push_back({id, op_index});
+  enqueue_op(burst, op_index, false);
+  activity_ = "checking the result of " + op_words(burst.burst, op_index);
+  wait_stream("verify");
+
+  switch (op.kind) {
+    case CollectiveKind::allreduce:
+    case CollectiveKind::reducescatter: {
+      const std::uint64_t first =
+          op.kind == CollectiveKind::reducescatter ? static_cast<std::uint64_t>(rank_) * op.count : 0;
+      K25_CUDA_CHECK(kernels::count_allreduce_wrong(result(op), op.count, first, element_type(op.dtype),
+                                                    ranks_, wrong, stream));
+      break;
     }
-    K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
-    launched_.push_back({phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer});
-    maybe_inject_hang(phase, op_index);
-    {
-      const auto armed = comm_.guard();
-      enqueue_alltoall(op);  // the exchange alone: the permute kernels would overwrite the checked send data
-    }
-    activity_ = "checking the result of " +
-                op_words(phase.phase, phase.tokens, op_index, phase.ops.size(), phase.ops[op_index].layer);
-    wait_stream("verify");
-    for (int peer = 0; peer < ranks_; ++peer) {
-      const auto p = static_cast<std::size_t>(peer);
-      K25_CUDA_CHECK(kernels::count_alltoall_block_wrong(recv_.get<std::uint8_t>() + op.layout.recv_offset[p],
-                                                         op.layout.recv_bytes[p], peer, rank_, wrong,
-                                                         stream));
-    }
+    case CollectiveKind::allgather:
+      for (int peer = 0; peer < ranks_; ++peer)
+        K25_CUDA_CHECK(kernels::count_alltoall_block_wrong(
+            static_cast<const std::uint8_t*>(result(op)) + static_cast<std::size_t>(peer) * part_bytes,
+            part_bytes, peer, 0, wrong, stream));
+      break;
+    case CollectiveKind::alltoallv:
+      for (int peer = 0; peer < ranks_; ++peer) {
+        const auto p = static_cast<std::size_t>(peer);
+        K25_CUDA_CHECK(
+            kernels::count_alltoall_block_wrong(recv_.get<std::uint8_t>() + layout.layout.recv_offset[p],
+                                                layout.layout.recv_bytes[p], peer, rank_, wrong, stream));
+      }
+      break;
   }
   K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
   wait_stream("verify");
@@ -536,10 +564,6 @@ std::string NcclTransport::caveat(int ranks) const {
         "sockets "
         "and time slicing, not a GPU link.",
         ranks);
-  }
-  if (include_permute_) {
-    if (!text.empty()) text += " ";
-    text += "All-to-All times include the MoE dispatch pack and combine unpack kernels.";
   }
   return text;
 }

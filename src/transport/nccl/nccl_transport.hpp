@@ -1,5 +1,6 @@
-// The nccl transport: one GPU per rank, one stream, device buffers allocated once, AllReduce in bf16/fp32 and
-// All-to-All(v) as grouped ncclSend/ncclRecv, timed with cudaEvents; eager launches or a captured CUDA graph.
+// The nccl transport: one GPU per rank, one stream, device buffers allocated once, AllReduce, AllGather and
+// ReduceScatter, All-to-All(v) as grouped ncclSend/ncclRecv, timed with cudaEvents; eager launches or a
+// captured CUDA graph.
 // Every wait is bounded by the watchdog; on an error or timeout the communicator is aborted and RuntimeFault
 // thrown.
 #pragma once
@@ -13,13 +14,12 @@
 #include <vector>
 
 #include "common/rank_context.hpp"
-#include "config/run_config.hpp"
-#include "transport/nccl/alltoall_layout.hpp"
 #include "transport/nccl/cuda_resources.hpp"
-#include "transport/nccl/hang_injection.hpp"
 #include "transport/nccl/nccl_communicator.hpp"
 #include "transport/nccl/watchdog.hpp"
+#include "transport/peer_layout.hpp"
 #include "transport/transport.hpp"
+#include "transport/transport_options.hpp"
 
 namespace k25::nccl {
 
@@ -32,9 +32,9 @@ struct TransportHealth {
 class NcclTransport final : public Transport {
  public:
   // Collective over context.world(): drives `device` (from choose_local_device), creates the stream and the
-  // blocking communicator. With config.transport.emulate_ranks, each rank first presents itself to NCCL as a
-  // host of its own (NCCL_HOSTID), so that several ranks can share one GPU over NCCL's socket transport.
-  NcclTransport(const RunConfig& config, const RankContext& context, int device);
+  // blocking communicator. With options.emulate_ranks, each rank first presents itself to NCCL as a host of
+  // its own (NCCL_HOSTID), so that several ranks can share one GPU over NCCL's socket transport.
+  NcclTransport(const TransportOptions& options, const RankContext& context, int device);
   ~NcclTransport() override;
   NcclTransport(const NcclTransport&) = delete;
   NcclTransport& operator=(const NcclTransport&) = delete;
@@ -46,8 +46,8 @@ class NcclTransport final : public Transport {
   int device() const override { return device_; }
 
   void allocate(const BufferSizes& sizes) override;
-  void prepare(const PhasePlan& phase) override;
-  void launch(const PhasePlan& phase, std::size_t op_index) override;
+  BurstId prepare(const OpBurst& burst) override;
+  void launch(BurstId burst, std::size_t op_index) override;
 
   int mark() override;
   void synchronize() override;
@@ -59,38 +59,36 @@ class NcclTransport final : public Transport {
   void hold_stream() override;
   void release_stream() override;
 
-  std::unique_ptr<CapturedBurst> capture(const PhasePlan& phase) override;
+  std::unique_ptr<CapturedBurst> capture(BurstId burst) override;
   void replay(CapturedBurst& burst) override;
 
-  std::uint64_t verify(const PhasePlan& phase, std::size_t op_index) override;
+  std::uint64_t verify(BurstId burst, std::size_t op_index) override;
   std::string caveat(int ranks) const override;
 
  private:
   struct PreparedOp {
-    std::size_t elements = 0;        // AllReduce: elements of PhasePlan::dtype
-    PeerLayout layout;               // All-to-All
-    std::uint64_t copies = 0;        // All-to-All with permute: copies packed (dispatch) / unpacked (combine)
-    std::size_t rows_offset = 0;     // dispatch: int32 index of row_of_copy in PreparedPhase::maps
-    std::size_t offsets_offset = 0;  // combine: int32 index of the CSR offsets in PreparedPhase::maps
-    std::size_t index_offset = 0;    // combine: int32 index of the CSR copy index in PreparedPhase::maps
+    PeerLayout layout;               // All-to-Allv
+    std::size_t rows_offset = 0;     // RowGather: int32 index of its rows in PreparedBurst::maps
+    std::size_t offsets_offset = 0;  // SegmentSum: int32 index of its CSR offsets in PreparedBurst::maps
+    std::size_t index_offset = 0;    // SegmentSum: int32 index of its CSR copy index in PreparedBurst::maps
   };
-  struct PreparedPhase {
+  struct PreparedBurst {
+    OpBurst burst;
     std::vector<PreparedOp> ops;
-    DeviceBuffer maps;  // int32 permutation maps of every op (include_permute only)
+    DeviceBuffer maps;  // int32 index maps of every RowGather and SegmentSum
   };
   // What the stream is doing, for the watchdog's message.
   struct Launched {
-    Phase phase;
-    int tokens;
+    BurstId burst;
     std::size_t op;
-    std::size_t ops;
-    int layer;
   };
 
-  const PreparedPhase& prepared_for(const PhasePlan& phase);
-  void enqueue_op(const PhasePlan& phase, const PreparedPhase& prepared, std::size_t op_index, bool permute);
-  void enqueue_alltoall(const PreparedOp& op);
-  void maybe_inject_hang(const PhasePlan& phase, std::size_t op_index);
+  const PreparedBurst& prepared(BurstId burst) const;
+  void enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps);
+  void enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
+  void enqueue_stall(const PreparedBurst& burst, std::size_t op_index);
+  void* input(const CollectiveOp& op) const;   // where the op's input lies (in place or not)
+  void* result(const CollectiveOp& op) const;  // where its result lands
   void check_nccl(ncclResult_t rc, const char* call, const char* file, int line);
   void check_watchdog(const char* call, const char* file, int line);
   void wait_stream(const char* what);
@@ -100,26 +98,24 @@ class NcclTransport final : public Transport {
   void poison() noexcept;
 
   bool in_place_ = false;
-  bool include_permute_ = false;
   bool emulated_ = false;
   double timeout_s_ = 60.0;
   int rank_ = 0, ranks_ = 1;
-  std::optional<HangSpec> hang_;
-  bool hang_fired_ = false;
-  std::string hang_words_;  // the op the injected hang holds, in words
+  bool stalled_ = false;     // an op marked stall_before was enqueued (test only)
+  std::string stall_words_;  // that op, in words
   int device_ = -1;
   std::shared_ptr<TransportHealth> health_ = std::make_shared<TransportHealth>();
 
   CudaStream stream_;
   NcclCommunicator comm_;
-  DeviceBuffer allreduce_in_, allreduce_out_, send_, recv_, token_rows_;
+  DeviceBuffer send_, recv_, rows_;
   DeviceBuffer wrong_count_;     // one unsigned long long
   PinnedHostBuffer wrong_host_;  // its copy on the host
-  PinnedHostBuffer hang_flag_;   // one int: 0 holds the injected hang, 1 releases it
+  PinnedHostBuffer stall_flag_;  // one int: 0 holds an injected stall, 1 releases it
   PinnedHostBuffer hold_flag_;   // one int: 0 holds the stream for device-only timing, 1 releases it
   BufferSizes sizes_;
 
-  std::map<std::pair<int, int>, PreparedPhase> prepared_;  // by (phase, tokens)
+  std::vector<PreparedBurst> bursts_;  // by BurstId
 
   std::vector<CudaEvent> events_;  // mark() slots; grown in prepare(), reused after reset_marks()
   int next_event_ = 0;

@@ -1,5 +1,5 @@
 // Parser of the test-only --inject-hang value "PHASE:TOKENS:OP[:RANK]".
-#include "transport/nccl/hang_injection.hpp"
+#include "plan/hang_spec.hpp"
 
 #include <charconv>
 #include <string_view>
@@ -7,7 +7,7 @@
 
 #include "common/error.hpp"
 
-namespace k25::nccl {
+namespace k25 {
 namespace {
 
 bool parse_number(std::string_view text, long long& value) {
@@ -30,18 +30,13 @@ std::optional<HangSpec> parse_hang_spec(const std::string& text) {
   }
   const auto bad = [&](const std::string& why) {
     return UsageError("--inject-hang '" + text + "': " + why +
-                      " (expected PHASE:TOKENS:OP[:RANK], PHASE one of allreduce, dispatch, combine)");
+                      " (expected PHASE:TOKENS:OP[:RANK], PHASE one of " + enum_name_list<Phase>() + ")");
   };
   if (fields.size() != 3 && fields.size() != 4) throw bad("wrong number of fields");
   HangSpec spec;
-  if (fields[0] == "allreduce")
-    spec.phase = Phase::allreduce;
-  else if (fields[0] == "dispatch")
-    spec.phase = Phase::dispatch;
-  else if (fields[0] == "combine")
-    spec.phase = Phase::combine;
-  else
-    throw bad("unknown phase");
+  const auto phase = enum_from_name<Phase>(fields[0]);
+  if (!phase) throw bad("unknown phase");
+  spec.phase = *phase;
   long long tokens = 0, op = 0, rank = -1;
   if (!parse_number(fields[1], tokens) || tokens == 0) throw bad("TOKENS is not a positive integer");
   if (!parse_number(fields[2], op)) throw bad("OP is not a non-negative integer");
@@ -52,4 +47,4 @@ std::optional<HangSpec> parse_hang_spec(const std::string& text) {
   return spec;
 }
 
-}  // namespace k25::nccl
+}  // namespace k25

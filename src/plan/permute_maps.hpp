@@ -1,23 +1,11 @@
-// Per-peer counts and displacements of one All-to-All op on one rank, and the MoE permutation maps around it.
+// The MoE permutation around an All-to-All, as index maps: which token row each copy of the dispatch takes,
+// and which copies of the combine sum into each token row.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "plan/byte_matrix.hpp"
-
-namespace k25::nccl {
-
-// Bytes this rank sends to / receives from each peer, and where each peer's block starts in the send /
-// receive buffer. Blocks are packed in peer order: send buffer = [block to rank 0][block to rank 1]...;
-// likewise receive.
-struct PeerLayout {
-  std::vector<std::size_t> send_bytes, send_offset, recv_bytes, recv_offset;
-  std::size_t send_total = 0, recv_total = 0;
-};
-
-PeerLayout peer_layout(const ByteMatrix& matrix, int rank);
+namespace k25 {
 
 // Token copies are numbered in buffer order (peer by peer). Copy i carries token row i mod tokens: within one
 // peer's block the copies are distinct tokens whenever a block holds at most `tokens` copies (one copy per
@@ -34,4 +22,4 @@ struct CopiesOfTokens {
 };
 CopiesOfTokens combine_copies_of_tokens(std::uint64_t copies, int tokens);
 
-}  // namespace k25::nccl
+}  // namespace k25

@@ -1,13 +1,14 @@
-// Test-only --inject-hang "PHASE:TOKENS:OP[:RANK]": the op that waits forever, to prove the watchdog fires.
+// Test-only --inject-hang "PHASE:TOKENS:OP[:RANK]": the op before which a rank's stream (or the rank) waits
+// for ever, to prove the watchdogs fire. The plan marks that op (CollectiveOp::stall_before).
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
 
-#include "config/run_config.hpp"
+#include "common/vocabulary.hpp"
 
-namespace k25::nccl {
+namespace k25 {
 
 struct HangSpec {
   Phase phase = Phase::allreduce;
@@ -19,4 +20,4 @@ struct HangSpec {
 // Parses the option's value; an empty text means no injection. Throws UsageError on a malformed value.
 std::optional<HangSpec> parse_hang_spec(const std::string& text);
 
-}  // namespace k25::nccl
+}  // namespace k25
