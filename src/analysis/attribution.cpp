@@ -39,7 +39,8 @@ double alltoall_tokens_per_rank(int concurrency, int ranks) {
 
 std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>& results,
                                                   const std::vector<ServeLevel>& levels, int ranks) {
-  constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
+  constexpr Phase kPhases[] = {Phase::allreduce, Phase::allgather, Phase::reducescatter, Phase::dispatch,
+                               Phase::combine};
   constexpr TimingMode kModes[] = {TimingMode::eager, TimingMode::graph};
 
   std::vector<AttributionRow> rows;
@@ -53,7 +54,8 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
     row.tpot_ms = level.tpot_ms->p50;
 
     for (Phase phase : kPhases) {
-      const double tokens = phase == Phase::allreduce ? row.tokens : row.alltoall_tokens_per_rank;
+      const bool per_rank = phase == Phase::dispatch || phase == Phase::combine;
+      const double tokens = per_rank ? row.alltoall_tokens_per_rank : row.tokens;
       for (TimingMode mode : kModes) {
         const std::optional<CurveEstimate> estimate = step_ms_curve(results, phase, mode).at(tokens);
         if (!estimate) continue;

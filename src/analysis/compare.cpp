@@ -60,6 +60,7 @@ std::string config_flag(const RunReport& report, const char* section, const char
 const std::vector<SetupField>& setup_fields() {
   static const std::vector<SetupField> kFields = {
       {"dtype", [](const RunReport&, const PhaseResult& r) { return std::string(to_string(r.dtype)); }, {}},
+      {"kind", [](const RunReport&, const PhaseResult& r) { return std::string(to_string(r.kind())); }, {}},
       {"ranks",
        [](const RunReport& report, const PhaseResult& r) {
          const int ranks = r.ranks > 0 ? r.ranks : report.run.ranks;
@@ -69,13 +70,13 @@ const std::vector<SetupField>& setup_fields() {
       {"transport", [](const RunReport& report, const PhaseResult&) { return report.run.transport; }, {}},
       {"in_place",
        [](const RunReport& report, const PhaseResult& r) {
-         return r.phase == Phase::allreduce ? config_flag(report, "sweep", "in_place") : std::string();
+         return !r.per_rank_bytes() ? config_flag(report, "sweep", "in_place") : std::string();
        },
        {}},
       {"bytes",
        [](const RunReport&, const PhaseResult& r) {
-         return r.phase == Phase::allreduce ? std::to_string(r.bytes_per_op)
-                                            : fmt::format("{:.6g}", r.bytes_per_rank_mean);
+         return !r.per_rank_bytes() ? std::to_string(r.bytes_per_op)
+                                    : fmt::format("{:.6g}", r.bytes_per_rank_mean);
        },
        {}},
       {"ops_per_step",
@@ -83,7 +84,7 @@ const std::vector<SetupField>& setup_fields() {
        {}},
       {"include_permute",
        [](const RunReport& report, const PhaseResult& r) {
-         return r.phase == Phase::allreduce ? std::string() : config_flag(report, "sweep", "include_permute");
+         return !r.per_rank_bytes() ? std::string() : config_flag(report, "sweep", "include_permute");
        },
        {}},
       {"device_only",

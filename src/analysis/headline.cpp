@@ -86,6 +86,11 @@ std::string tokens_sentence(const std::vector<PhaseResult>& results, int tokens)
     parts.push_back(fmt::format("AllReduce burst {} per decode step of {} ({} ops, {})",
                                 ms(allreduce->step_us.p50 / 1000.0), count_noun(tokens, "token"),
                                 allreduce->ops_per_step, to_string(allreduce->mode)));
+  for (Phase phase : {Phase::allgather, Phase::reducescatter})
+    if (const PhaseResult* other = preferred_result(results, phase, tokens))
+      parts.push_back(fmt::format("{} {} ({}, {})", kind_info(other->kind()).title,
+                                  ms(other->step_us.p50 / 1000.0), count_noun(other->ops_per_step, "op"),
+                                  to_string(other->mode)));
   const PhaseResult* dispatch = preferred_result(results, Phase::dispatch, tokens);
   const PhaseResult* combine = preferred_result(results, Phase::combine, tokens);
   if (dispatch && combine && dispatch->mode == combine->mode)

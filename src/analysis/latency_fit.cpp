@@ -110,7 +110,7 @@ BoundedFit relative_nonnegative_least_squares(const std::vector<double>& x, cons
 namespace {
 
 double bytes_of(const PhaseResult& r) {
-  return r.phase == Phase::allreduce ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
+  return !r.per_rank_bytes() ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
 }
 
 double op_latency_us(const PhaseResult& r) {

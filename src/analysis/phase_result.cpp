@@ -24,6 +24,25 @@ E parse_named(const char* what, const std::string& name) {
 
 }  // namespace
 
+CollectiveKind default_kind(Phase phase) {
+  switch (phase) {
+    case Phase::dispatch:
+    case Phase::combine:
+      return CollectiveKind::alltoallv;
+    case Phase::allgather:
+      return CollectiveKind::allgather;
+    case Phase::reducescatter:
+      return CollectiveKind::reducescatter;
+    case Phase::allreduce:
+      break;
+  }
+  return CollectiveKind::allreduce;
+}
+
+CollectiveKind PhaseResult::kind() const {
+  return kind_issued.value_or(default_kind(phase));
+}
+
 Phase parse_phase(const std::string& name) {
   return parse_named<Phase>("phase", name);
 }
@@ -38,6 +57,7 @@ Dtype parse_dtype(const std::string& name) {
 
 void to_json(nlohmann::json& j, const PhaseResult& r) {
   j = nlohmann::json{{"phase", to_string(r.phase)},
+                     {"kind", to_string(r.kind())},
                      {"tokens", r.tokens},
                      {"mode", to_string(r.mode)},
                      {"dtype", to_string(r.dtype)},
@@ -57,7 +77,7 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
                      {"launch_bound", r.launch_bound},
                      {"device_only", r.device_only}};
   j["launch_us"] = r.launch_us ? nlohmann::json(*r.launch_us) : nlohmann::json(nullptr);
-  if (r.phase == Phase::allreduce) {
+  if (!r.per_rank_bytes()) {
     j["bytes_per_op"] = r.bytes_per_op;
   } else {
     j["bytes_per_rank"] = {{"mean", r.bytes_per_rank_mean}, {"max", r.bytes_per_rank_max}};
@@ -68,6 +88,12 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
 
 void from_json(const nlohmann::json& j, PhaseResult& r) {
   r.phase = parse_phase(j.at("phase").get<std::string>());
+  r.kind_issued.reset();
+  if (const auto kind = j.find("kind"); kind != j.end()) {
+    const auto named = enum_from_name<CollectiveKind>(kind->get<std::string>());
+    if (!named) throw std::invalid_argument("unknown kind '" + kind->get<std::string>() + "'");
+    r.kind_issued = *named;
+  }
   r.tokens = json_integer_at(j, "tokens", 1, kMaxTokens);
   r.mode = parse_mode(j.at("mode").get<std::string>());
   r.dtype = parse_dtype(j.at("dtype").get<std::string>());

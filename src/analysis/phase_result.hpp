@@ -14,18 +14,24 @@ namespace k25 {
 
 struct PhaseResult {
   Phase phase = Phase::allreduce;
+  std::optional<CollectiveKind>
+      kind_issued;  // what every op of the phase issues; unset: the phase's usual kind
   int tokens = 0;
   TimingMode mode = TimingMode::eager;
   Dtype dtype = Dtype::bf16;
   int ranks = 0;
   int ops_per_step = 0;
-  std::uint64_t bytes_per_op = 0;  // AllReduce: bytes reduced per op on every rank
-  double bytes_per_rank_mean = 0;  // All-to-All: bytes one rank sends per op, mean over ranks and ops
-  double bytes_per_rank_max = 0;   // All-to-All: largest bytes any rank sends in any op
-  int iterations = 0;              // timed trials (whole bursts)
-  int op_iterations = 0;           // trials of the per-op pass
-  Stats step_us;                   // one decode step's burst, per trial, max over ranks (us)
-  Stats op_us;                     // one op, max over ranks (us)
+  std::uint64_t bytes_per_op = 0;  // all but All-to-Allv: the op's size as nccl-tests counts it
+  double bytes_per_rank_mean = 0;  // All-to-Allv: bytes one rank sends per op, mean over ranks and ops
+  double bytes_per_rank_max = 0;   // All-to-Allv: largest bytes any rank sends in any op
+  CollectiveKind kind() const;     // kind_issued or the default
+  bool per_rank_bytes() const {
+    return kind() == CollectiveKind::alltoallv;
+  }                          // bytes_per_rank, not bytes_per_op
+  int iterations = 0;        // timed trials (whole bursts)
+  int op_iterations = 0;     // trials of the per-op pass
+  Stats step_us;             // one decode step's burst, per trial, max over ranks (us)
+  Stats op_us;               // one op, max over ranks (us)
   std::string op_us_source;  // "per_op_pass": timed op by op; "step_over_ops": graph step / ops_per_step
   double algbw_gbps = 0;     // bytes per rank per op / (p50 step time / ops_per_step), GB/s = 1e9 B/s
   double busbw_gbps = 0;     // algbw x 2(n-1)/n (AllReduce) or x (n-1)/n (All-to-All), as nccl-tests
@@ -45,6 +51,10 @@ struct PhaseResult {
 
 void to_json(nlohmann::json& j, const PhaseResult& r);
 void from_json(const nlohmann::json& j, PhaseResult& r);
+
+// The kind a phase issues where a report does not say (reports before the field: AllReduce, or All-to-Allv
+// for dispatch and combine).
+CollectiveKind default_kind(Phase phase);
 
 // String <-> enum for the report's fields; parse_* throw std::invalid_argument on an unknown name.
 Phase parse_phase(const std::string& name);

@@ -21,7 +21,8 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   r.step_us = summarize(point.step_us);
 
   double bytes_per_rank_per_op = 0;
-  if (phase.phase == Phase::allreduce) {
+  r.kind_issued = phase.kind;
+  if (phase.kind != CollectiveKind::alltoallv) {
     r.bytes_per_op = phase.ops.empty() ? 0 : phase.ops.front().bytes;
     bytes_per_rank_per_op = static_cast<double>(r.bytes_per_op);
   } else {
@@ -51,7 +52,8 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   const double op_time_us = r.ops_per_step > 0 ? r.step_us.p50 / r.ops_per_step : 0;
   r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
   r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.kind, phase.ranks);
-  if (phase.phase != Phase::allreduce)  // the step is the slowest rank's: its bytes are the hot rank's
+  if (phase.kind ==
+      CollectiveKind::alltoallv)  // the step is the slowest rank's: its bytes are the hot rank's
     r.busbw_max_gbps = algbw_gbps(r.bytes_per_rank_max, op_time_us) * busbw_factor(phase.kind, phase.ranks);
   r.device_only = timing.device_only;
   if (!timing.launch_is_step && !point.launch_us.empty()) {

@@ -16,6 +16,7 @@ nlohmann::json plan_to_json(const DecodeStepPlan& plan) {
     nlohmann::json ops = nlohmann::json::array();
     for (const auto& op : phase.ops) {
       nlohmann::json entry = {{"layer", op.layer}, {"bytes", op.bytes}};
+      if (!op.name.empty()) entry["name"] = op.name;
       if (op.matrix_index >= 0) {
         const ByteMatrix& m = phase.matrices[static_cast<std::size_t>(op.matrix_index)];
         nlohmann::json rows = nlohmann::json::array();
@@ -29,6 +30,7 @@ nlohmann::json plan_to_json(const DecodeStepPlan& plan) {
       ops.push_back(entry);
     }
     phases.push_back({{"phase", to_string(phase.phase)},
+                      {"kind", to_string(phase.kind)},
                       {"dtype", to_string(phase.dtype)},
                       {"ops_per_step", phase.ops.size()},
                       {"bytes_per_copy", phase.bytes_per_copy},
@@ -49,6 +51,28 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
              m.hidden_size, m.num_layers, m.dense_layers, m.moe_layers(), m.routed_experts,
              m.experts_per_token, to_string(config.routing.model), config.routing.seed,
              to_string(config.routing.copies));
+  if (!m.sequence.empty()) {
+    // The step's tensor-parallel ops in issue order, at the first token count: runs of one kind and size.
+    const int tokens = config.sweep.tokens.empty() ? 1 : config.sweep.tokens.front();
+    const std::vector<SequencedOp> ops = tensor_parallel_ops(m, config.sweep, tokens, ranks);
+    fmt::print(out, "# sequence at {} ({} ops, in issue order):", count_noun(tokens, "token"), ops.size());
+    for (std::size_t i = 0; i < ops.size();) {
+      std::size_t run = i;
+      while (run < ops.size() && ops[run].kind == ops[i].kind && ops[run].op.bytes == ops[i].op.bytes &&
+             ops[run].op.name == ops[i].op.name)
+        ++run;
+      fmt::print(out, "{} {} x{} {} {} B{}", i == 0 ? "" : ",", to_string(ops[i].kind), run - i,
+                 to_string(ops[i].dtype), ops[i].op.bytes,
+                 ops[i].op.name.empty() ? "" : " (" + ops[i].op.name + ")");
+      i = run;
+    }
+    fmt::print(out, "\n");
+  }
+  if (config.sweep.run_alltoall && m.moe_layers() > 0)
+    fmt::print(out, "# expert parallelism: {}\n",
+               m.ep_backend == EpBackend::allgather_reducescatter
+                   ? "allgather_reducescatter (dispatch = AllGather, combine = ReduceScatter, equal sizes)"
+                   : "send_recv (All-to-Allv of token copies)");
   fmt::print(out,
              "# tokens: per decode step for allreduce (the batch of T = C requests), per rank for dispatch "
              "and combine\n");
@@ -61,18 +85,22 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
       std::uint64_t step_bytes = 0;
       for (const auto& op : phase.ops) step_bytes += op.bytes;
       const double per_op =
-          phase.phase == Phase::allreduce
+          phase.kind != CollectiveKind::alltoallv
               ? static_cast<double>(phase.ops.front().bytes)
               : static_cast<double>(step_bytes) / static_cast<double>(phase.ops.size()) / ranks;
-      fmt::print(out, "  {:>6} {:>9} {:>5} {:>5} {:>14.0f} {:>14.2f} {:>16} {:>16}\n", tokens,
-                 to_string(phase.phase), to_string(phase.dtype), phase.ops.size(), per_op,
-                 static_cast<double>(phase.phase == Phase::allreduce ? step_bytes : step_bytes / ranks) / 1e6,
-                 phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank());
+      fmt::print(
+          out, "  {:>6} {:>9} {:>5} {:>5} {:>14.0f} {:>14.2f} {:>16} {:>16}\n", tokens,
+          to_string(phase.phase), to_string(phase.dtype), phase.ops.size(), per_op,
+          static_cast<double>(phase.kind != CollectiveKind::alltoallv ? step_bytes : step_bytes / ranks) /
+              1e6,
+          phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank());
     }
     plans.push_back(plan_to_json(plan));
   }
-  fmt::print(out,
-             "# bytes/op: AllReduce bytes reduced per rank; All-to-All mean bytes one rank sends per op.\n");
+  fmt::print(
+      out,
+      "# bytes/op: the op's size as nccl-tests counts it (AllReduce: the vector; AllGather: the gathered "
+      "buffer;\n# ReduceScatter: the input of all parts); All-to-Allv: mean bytes one rank sends per op.\n");
   fmt::print(out, "# MB/step: per rank. Full per-op rank-to-rank byte matrices are in plan.json.\n");
   ensure_writable_directory(config.output.dir);
   const std::string path = config.output.dir + "/plan.json";

@@ -18,8 +18,9 @@ namespace k25 {
 
 enum class Dtype { bf16, fp32, fp8 };
 // The part of a decode step a burst replays (the report's "phase"): the AllReduce burst of tensor
-// parallelism, the MoE dispatch and combine of expert parallelism.
-enum class Phase { allreduce, dispatch, combine };
+// parallelism, the MoE dispatch and combine of expert parallelism, and the AllGathers and ReduceScatters of
+// an explicit op sequence (model.sequence).
+enum class Phase { allreduce, dispatch, combine, allgather, reducescatter };
 enum class TimingMode { eager, graph };
 
 template <>
@@ -29,8 +30,12 @@ struct EnumNames<Dtype> {
 };
 template <>
 struct EnumNames<Phase> {
-  static constexpr std::array<std::pair<Phase, std::string_view>, 3> values{
-      {{Phase::allreduce, "allreduce"}, {Phase::dispatch, "dispatch"}, {Phase::combine, "combine"}}};
+  static constexpr std::array<std::pair<Phase, std::string_view>, 5> values{
+      {{Phase::allreduce, "allreduce"},
+       {Phase::dispatch, "dispatch"},
+       {Phase::combine, "combine"},
+       {Phase::allgather, "allgather"},
+       {Phase::reducescatter, "reducescatter"}}};
 };
 template <>
 struct EnumNames<TimingMode> {

@@ -8,6 +8,77 @@ namespace {
 
 using nlohmann::json;
 
+// model.sequence: a list of mappings, each one kind of op (see SequenceOp); errors name the entry's line.
+std::vector<SequenceOp> read_sequence(const ConfigReader& in, const YAML::Node& list,
+                                      const std::string& key) {
+  if (list.IsNull()) return {};  // as report.json writes "no sequence"
+  if (!list.IsSequence() || list.size() == 0) in.fail(list, key, "expected a non-empty list of ops");
+  std::vector<SequenceOp> ops;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node entry = list[i];
+    const std::string at = fmt::format("{}[{}]", key, i);
+    if (!entry.IsMap())
+      in.fail(entry, at, "expected a mapping {kind, dtype, bytes_per_token | bytes, count | per_layer}");
+    SequenceOp op;
+    op.line = line_of(entry);
+    for (const auto& field : entry) {
+      const auto name = field.first.as<std::string>();
+      const std::string where = at + "." + name;
+      if (name == "kind")
+        op.kind =
+            in.choice(field.second, where,
+                      {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter});
+      else if (name == "dtype")
+        op.dtype = in.choice(field.second, where, {Dtype::bf16, Dtype::fp32, Dtype::fp8});
+      else if (name == "bytes_per_token")
+        op.bytes_per_token = static_cast<std::uint64_t>(in.integer(field.second, where, 1, 1LL << 40));
+      else if (name == "bytes")
+        op.bytes = static_cast<std::uint64_t>(in.integer(field.second, where, 1, 1LL << 40));
+      else if (name == "count")
+        op.count = in.integer(field.second, where, 1, 100000);
+      else if (name == "per_layer")
+        op.per_layer = in.integer(field.second, where, 1, 64);
+      else if (name == "name")
+        op.name = in.text(field.second, where);
+      else
+        in.fail(field.first, where,
+                "unknown key (known keys here: bytes, bytes_per_token, count, dtype, kind, name, per_layer)");
+    }
+    if (!entry["kind"]) in.fail(entry, at, "no kind (allreduce, allgather or reducescatter)");
+    if ((op.bytes_per_token > 0) == (op.bytes > 0))
+      in.fail(entry, at, "give exactly one of bytes_per_token and bytes");
+    if (entry["count"] && entry["per_layer"]) in.fail(entry, at, "give count or per_layer, not both");
+    if (kind_info(op.kind).reduces && op.dtype == Dtype::fp8)
+      in.fail(entry["dtype"], at + ".dtype",
+              fmt::format("a {} sums: bf16 or fp32, not fp8", to_string(op.kind)));
+    const std::uint64_t unit = op.bytes_per_token > 0 ? op.bytes_per_token : op.bytes;
+    if (unit % dtype_bytes(op.dtype) != 0)
+      in.fail(entry, at,
+              fmt::format("{} bytes is not a whole number of {} elements", unit, to_string(op.dtype)));
+    ops.push_back(std::move(op));
+  }
+  return ops;
+}
+
+json sequence_json(const std::vector<SequenceOp>& ops) {
+  if (ops.empty()) return json(nullptr);
+  json list = json::array();
+  for (const SequenceOp& op : ops) {
+    json entry{{"kind", to_string(op.kind)}, {"dtype", to_string(op.dtype)}};
+    if (op.bytes_per_token > 0)
+      entry["bytes_per_token"] = op.bytes_per_token;
+    else
+      entry["bytes"] = op.bytes;
+    if (op.per_layer > 0)
+      entry["per_layer"] = op.per_layer;
+    else
+      entry["count"] = op.count;
+    if (!op.name.empty()) entry["name"] = op.name;
+    list.push_back(entry);
+  }
+  return list;
+}
+
 // clang-format off
 const ConfigKey kKeys[] = {
   // model: the shape of one decode step's communication
@@ -53,6 +124,15 @@ const ConfigKey kKeys[] = {
   {"model", "dispatch_header_bytes", "integer 0..4096", "per-copy header bytes of the fp8 dispatch (DeepEP: 16)", false,
    [](auto& in, auto& v, auto& k, auto& c) { c.model.dispatch_header_bytes = in.integer(v, k, 0, 4096); },
    [](auto& c) { return json(c.model.dispatch_header_bytes); }},
+  {"model", "sequence", "list of {kind, dtype, bytes_per_token or bytes, count or per_layer, name}",
+   "the tensor-parallel ops of a step as the engine issues them (kinds allreduce, allgather, reducescatter; bytes as nccl-tests sizes them); replaces allreduces_per_layer and embedding_allreduce", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.sequence = read_sequence(in, v, k); },
+   [](auto& c) { return sequence_json(c.model.sequence); }},
+
+  // expert_parallel
+  {"expert_parallel", "backend", "send_recv | allgather_reducescatter", "how the MoE dispatch and combine move tokens: All-to-Allv of copies, or vLLM's AllGather + ReduceScatter", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.model.ep_backend = in.choice(v, k, {EpBackend::send_recv, EpBackend::allgather_reducescatter}); },
+   [](auto& c) { return json(to_string(c.model.ep_backend)); }},
 
   // routing: which experts tokens pick (the All-to-All byte matrices)
   {"routing", "model", "uniform | zipf", "routing model", false,
@@ -200,8 +280,8 @@ std::span<const ConfigKey> config_keys() {
 }
 
 const std::vector<std::string>& config_sections() {
-  static const std::vector<std::string> kSections = {"model",     "routing", "sweep",
-                                                     "transport", "serve",   "output"};
+  static const std::vector<std::string> kSections = {"model",     "expert_parallel", "routing", "sweep",
+                                                     "transport", "serve",           "output"};
   return kSections;
 }
 

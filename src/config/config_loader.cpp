@@ -133,7 +133,9 @@ void validate_config(const RunConfig& config) {
 }
 
 void validate_for_ranks(const RunConfig& config, int ranks) {
-  if (!config.sweep.run_alltoall) return;
+  // Only the All-to-Allv of copies places experts on ranks; AllGather + ReduceScatter move every rank's
+  // tokens.
+  if (!config.sweep.run_alltoall || config.model.ep_backend != EpBackend::send_recv) return;
   if (config.model.routed_experts % ranks != 0)
     throw ConfigError(config.config_path, line_for(config, "model.routed_experts"), "model.routed_experts",
                       fmt::format("{} routed experts cannot be spread evenly over {} ranks",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/collective_kind.hpp"
 #include "common/enum_names.hpp"
 #include "common/vocabulary.hpp"
 
@@ -17,6 +18,9 @@ enum class RoutingModel { uniform, zipf };
 enum class CopyGranularity { per_rank, per_expert };  // DeepEP "normal" vs "low-latency" payload copies
 enum class Backend { automatic, nccl, mpi };
 enum class ServeApi { chat, completions };
+// How expert parallelism moves tokens: All-to-Allv of token copies (DeepEP-like send/recv), or vLLM's
+// allgather_reducescatter (dispatch = AllGather of every rank's tokens, combine = ReduceScatter of the sums).
+enum class EpBackend { send_recv, allgather_reducescatter };
 
 template <>
 struct EnumNames<RoutingModel> {
@@ -34,12 +38,33 @@ struct EnumNames<Backend> {
       {{Backend::automatic, "auto"}, {Backend::nccl, "nccl"}, {Backend::mpi, "mpi"}}};
 };
 template <>
+struct EnumNames<EpBackend> {
+  static constexpr std::array<std::pair<EpBackend, std::string_view>, 2> values{
+      {{EpBackend::send_recv, "send_recv"}, {EpBackend::allgather_reducescatter, "allgather_reducescatter"}}};
+};
+template <>
 struct EnumNames<ServeApi> {
   static constexpr std::array<std::pair<ServeApi, std::string_view>, 2> values{
       {{ServeApi::chat, "chat"}, {ServeApi::completions, "completions"}}};
 };
 
 // Shape of one model's decode step, as far as its communication is concerned.
+// One entry of an explicit op sequence (model.sequence): `count` ops, or `per_layer` per decoder layer, of
+// one kind. Size as nccl-tests counts it (what the op's result holds on a rank: AllReduce the vector,
+// AllGather the gathered buffer, ReduceScatter the input of all parts): bytes_per_token x tokens, or fixed
+// `bytes`.
+struct SequenceOp {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  Dtype dtype = Dtype::bf16;
+  std::uint64_t bytes_per_token = 0;
+  std::uint64_t bytes = 0;
+  int count = 1;
+  int per_layer = 0;  // > 0: per_layer x num_layers ops (count is then unused)
+  std::string name;   // what the ops are, for messages and --dry-run ("logits")
+  int line = 0;       // of the entry in the config file
+  bool operator==(const SequenceOp&) const = default;
+};
+
 struct ModelSpec {
   std::string name;
   int hidden_size = 0;
@@ -55,6 +80,10 @@ struct ModelSpec {
   Dtype combine_dtype = Dtype::bf16;
   int fp8_scale_block = 128;
   int dispatch_header_bytes = 16;  // per-copy header of the fp8 dispatch payload (DeepEP)
+  // The tensor-parallel ops of one step as the engine issues them; empty: derived from the fields above
+  // (allreduces_per_layer x num_layers, plus the embedding's).
+  std::vector<SequenceOp> sequence;
+  EpBackend ep_backend = EpBackend::send_recv;
   int moe_layers() const { return num_layers - dense_layers; }
 };
 
@@ -139,6 +168,9 @@ inline const char* to_string(CopyGranularity copies) {
   return enum_name(copies);
 }
 inline const char* to_string(Backend backend) {
+  return enum_name(backend);
+}
+inline const char* to_string(EpBackend backend) {
   return enum_name(backend);
 }
 inline const char* to_string(ServeApi api) {

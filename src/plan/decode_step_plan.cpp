@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
 #include "plan/routing.hpp"
 
 namespace k25 {
@@ -24,14 +28,23 @@ std::size_t combine_bytes_per_copy(const ModelSpec& model) {
 }
 
 int allreduces_per_step(const ModelSpec& model) {
+  if (!model.sequence.empty()) {
+    int ops = 0;
+    for (const SequenceOp& entry : model.sequence)
+      if (entry.kind == CollectiveKind::allreduce)
+        ops += entry.per_layer > 0 ? entry.per_layer * model.num_layers : entry.count;
+    return ops;
+  }
   return model.num_layers * model.allreduces_per_layer + (model.embedding_allreduce ? 1 : 0);
 }
 
 std::size_t PhasePlan::max_send_bytes_per_rank() const {
-  if (phase == Phase::allreduce) {
+  if (kind != CollectiveKind::alltoallv) {
+    // AllGather: each rank sends its part of the gathered buffer; the others send the whole size.
     std::size_t largest = 0;
     for (const auto& op : ops) largest = std::max(largest, op.bytes);
-    return largest;
+    return kind == CollectiveKind::allgather ? largest / static_cast<std::size_t>(std::max(ranks, 1))
+                                             : largest;
   }
   std::uint64_t largest = 0;
   for (const auto& matrix : matrices)
@@ -40,7 +53,13 @@ std::size_t PhasePlan::max_send_bytes_per_rank() const {
 }
 
 std::size_t PhasePlan::max_recv_bytes_per_rank() const {
-  if (phase == Phase::allreduce) return max_send_bytes_per_rank();
+  if (kind != CollectiveKind::alltoallv) {
+    // ReduceScatter: each rank receives its part of the sum; the others receive the whole size.
+    std::size_t largest = 0;
+    for (const auto& op : ops) largest = std::max(largest, op.bytes);
+    return kind == CollectiveKind::reducescatter ? largest / static_cast<std::size_t>(std::max(ranks, 1))
+                                                 : largest;
+  }
   std::uint64_t largest = 0;
   for (const auto& matrix : matrices)
     for (int dst = 0; dst < matrix.ranks(); ++dst) largest = std::max(largest, matrix.col_sum(dst));
@@ -49,14 +68,61 @@ std::size_t PhasePlan::max_recv_bytes_per_rank() const {
 
 namespace {
 
-PhasePlan allreduce_burst(const ModelSpec& model, const SweepSpec& sweep, int tokens, int ranks) {
-  PhasePlan plan{Phase::allreduce, tokens, ranks, sweep.allreduce_dtype, 0, {}, {}};
-  const std::size_t bytes = allreduce_bytes(model, sweep.allreduce_dtype, tokens);
-  if (model.embedding_allreduce) plan.ops.push_back({Phase::allreduce, -1, bytes, -1});
-  for (int layer = 0; layer < model.num_layers; ++layer)
-    for (int i = 0; i < model.allreduces_per_layer; ++i)
-      plan.ops.push_back({Phase::allreduce, layer, bytes, -1});
-  return plan;
+Phase phase_of(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::allgather:
+      return Phase::allgather;
+    case CollectiveKind::reducescatter:
+      return Phase::reducescatter;
+    default:
+      return Phase::allreduce;
+  }
+}
+
+// Rounds `bytes` up to whole elements on every rank (AllGather and ReduceScatter split the size over the
+// ranks).
+std::uint64_t whole_parts(std::uint64_t bytes, CollectiveKind kind, Dtype dtype, int ranks) {
+  const std::uint64_t unit =
+      dtype_bytes(dtype) * (kind == CollectiveKind::allreduce ? 1u : static_cast<std::uint64_t>(ranks));
+  return (bytes + unit - 1) / unit * unit;
+}
+
+// One phase per kind, in order of first use, each with its ops in issue order.
+std::vector<PhasePlan> tensor_parallel_phases(const ModelSpec& model, const SweepSpec& sweep, int tokens,
+                                              int ranks) {
+  std::vector<PhasePlan> phases;
+  for (const SequencedOp& entry : tensor_parallel_ops(model, sweep, tokens, ranks)) {
+    const Phase phase = phase_of(entry.kind);
+    auto found =
+        std::find_if(phases.begin(), phases.end(), [&](const PhasePlan& p) { return p.phase == phase; });
+    if (found == phases.end()) {
+      phases.push_back(PhasePlan{phase, tokens, ranks, entry.dtype, 0, {}, {}});
+      phases.back().kind = entry.kind;
+      found = phases.end() - 1;
+    } else if (found->dtype != entry.dtype) {
+      throw UsageError(fmt::format("model.sequence: the {} ops mix {} and {}; one element type per kind",
+                                   to_string(entry.kind), to_string(found->dtype), to_string(entry.dtype)));
+    }
+    found->ops.push_back(entry.op);
+  }
+  return phases;
+}
+
+// vLLM's allgather_reducescatter backend: per MoE layer, every rank gathers all ranks' tokens (dispatch) and
+// receives its own tokens' sums (combine); equal sizes on every rank.
+void gather_scatter_bursts(const ModelSpec& model, int tokens, int ranks, PhasePlan& dispatch,
+                           PhasePlan& combine) {
+  const std::size_t dispatch_part = static_cast<std::size_t>(tokens) * dispatch_bytes_per_copy(model);
+  const std::size_t combine_part = static_cast<std::size_t>(tokens) * combine_bytes_per_copy(model);
+  const auto n = static_cast<std::size_t>(ranks);
+  dispatch = PhasePlan{Phase::dispatch, tokens, ranks, model.dispatch_dtype, 0, {}, {}};
+  combine = PhasePlan{Phase::combine, tokens, ranks, model.combine_dtype, 0, {}, {}};
+  dispatch.kind = CollectiveKind::allgather;
+  combine.kind = CollectiveKind::reducescatter;
+  for (int layer = model.dense_layers; layer < model.num_layers; ++layer) {
+    dispatch.ops.push_back({Phase::dispatch, layer, dispatch_part * n, -1, {}});
+    combine.ops.push_back({Phase::combine, layer, combine_part * n, -1, {}});
+  }
 }
 
 // Dispatch and combine of every MoE layer; combine returns each copy along the reverse path.
@@ -81,14 +147,49 @@ void alltoall_bursts(const ModelSpec& model, const RoutingSpec& routing, int tok
 
 }  // namespace
 
+std::vector<SequencedOp> tensor_parallel_ops(const ModelSpec& model, const SweepSpec& sweep, int tokens,
+                                             int ranks) {
+  std::vector<SequencedOp> ops;
+  if (model.sequence.empty()) {
+    const std::size_t bytes = allreduce_bytes(model, sweep.allreduce_dtype, tokens);
+    const auto add = [&](int layer) {
+      ops.push_back(
+          {CollectiveKind::allreduce, sweep.allreduce_dtype, {Phase::allreduce, layer, bytes, -1, {}}});
+    };
+    if (model.embedding_allreduce) add(-1);
+    for (int layer = 0; layer < model.num_layers; ++layer)
+      for (int i = 0; i < model.allreduces_per_layer; ++i) add(layer);
+    return ops;
+  }
+  for (const SequenceOp& entry : model.sequence) {
+    const std::uint64_t asked =
+        entry.bytes_per_token > 0 ? entry.bytes_per_token * static_cast<std::uint64_t>(tokens) : entry.bytes;
+    const auto bytes = static_cast<std::size_t>(whole_parts(asked, entry.kind, entry.dtype, ranks));
+    const Phase phase = phase_of(entry.kind);
+    if (entry.per_layer > 0) {
+      for (int layer = 0; layer < model.num_layers; ++layer)
+        for (int i = 0; i < entry.per_layer; ++i)
+          ops.push_back({entry.kind, entry.dtype, {phase, layer, bytes, -1, entry.name}});
+    } else {
+      for (int i = 0; i < entry.count; ++i)
+        ops.push_back({entry.kind, entry.dtype, {phase, -1, bytes, -1, entry.name}});
+    }
+  }
+  return ops;
+}
+
 DecodeStepPlan plan_decode_step(const ModelSpec& model, const RoutingSpec& routing, const SweepSpec& sweep,
                                 int tokens, int ranks) {
   DecodeStepPlan plan{tokens, ranks, {}};
-  if (sweep.run_allreduce && allreduces_per_step(model) > 0)
-    plan.phases.push_back(allreduce_burst(model, sweep, tokens, ranks));
+  if (sweep.run_allreduce)
+    for (PhasePlan& phase : tensor_parallel_phases(model, sweep, tokens, ranks))
+      if (!phase.ops.empty()) plan.phases.push_back(std::move(phase));
   if (sweep.run_alltoall && model.moe_layers() > 0) {
     PhasePlan dispatch, combine;
-    alltoall_bursts(model, routing, tokens, ranks, dispatch, combine);
+    if (model.ep_backend == EpBackend::allgather_reducescatter)
+      gather_scatter_bursts(model, tokens, ranks, dispatch, combine);
+    else
+      alltoall_bursts(model, routing, tokens, ranks, dispatch, combine);
     plan.phases.push_back(std::move(dispatch));
     plan.phases.push_back(std::move(combine));
   }

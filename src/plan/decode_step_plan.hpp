@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/collective_kind.hpp"
@@ -12,13 +13,16 @@
 
 namespace k25 {
 
-// One collective of the decode step.
+// One collective of the decode step. `bytes`: the op's size as nccl-tests counts it (AllReduce: the vector
+// reduced on every rank; AllGather: the gathered buffer; ReduceScatter: the input of all parts; All-to-All:
+// bytes all ranks send in total).
 struct CommOp {
   Phase phase;
   int layer;          // decoder layer the op belongs to; -1 for the vocab-parallel embedding AllReduce
   std::size_t bytes;  // AllReduce: bytes of the buffer reduced on every rank. All-to-All: bytes all ranks
                       // send in total
   int matrix_index;   // All-to-All: index into PhasePlan::matrices; -1 for AllReduce
+  std::string name;   // what the op is, where the config names it (model.sequence: "logits")
 };
 
 // The ops of one phase (AllReduce burst, dispatch burst or combine burst) in issue order.
@@ -53,8 +57,19 @@ std::size_t combine_bytes_per_copy(const ModelSpec& model);
 // Number of AllReduces in one decode step: layers x per-layer count (+1 with the embedding AllReduce).
 int allreduces_per_step(const ModelSpec& model);
 
-// Builds the plan of one decode step. Phases are included as the sweep asks (allreduce; dispatch and
-// combine).
+// The tensor-parallel ops of one step at `tokens` as (kind, op) in issue order: model.sequence expanded, or
+// the model-derived AllReduces. Throws UsageError (naming the config line) for an entry that makes no op.
+struct SequencedOp {
+  CollectiveKind kind;
+  Dtype dtype;
+  CommOp op;
+};
+std::vector<SequencedOp> tensor_parallel_ops(const ModelSpec& model, const SweepSpec& sweep, int tokens,
+                                             int ranks);
+
+// Builds the plan of one decode step. Phases are included as the sweep asks: the tensor-parallel ops (one
+// phase per kind, in order of first use: allreduce, allgather, reducescatter) and the MoE dispatch and
+// combine.
 DecodeStepPlan plan_decode_step(const ModelSpec& model, const RoutingSpec& routing, const SweepSpec& sweep,
                                 int tokens, int ranks);
 

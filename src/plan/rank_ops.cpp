@@ -1,6 +1,8 @@
 // One rank's op descriptors of a phase: element counts, per-peer bytes, permutation maps, an injected stall.
 #include "plan/rank_ops.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "plan/permute_maps.hpp"
@@ -46,7 +48,7 @@ OpBurst burst_for_rank(const PhasePlan& phase, int rank, const RankOpOptions& op
     CollectiveOp op;
     op.kind = phase.kind;
     op.dtype = phase.dtype;
-    op.label = layer_label(planned.layer);
+    op.label = planned.name.empty() ? layer_label(planned.layer) : planned.name;
     op.stall_before = stalls(options.hang, phase, i, rank);
     if (phase.kind == CollectiveKind::alltoallv) {
       const ByteMatrix& matrix = phase.matrices.at(static_cast<std::size_t>(planned.matrix_index));
@@ -56,7 +58,11 @@ OpBurst burst_for_rank(const PhasePlan& phase, int rank, const RankOpOptions& op
       }
       if (options.include_permute) add_permute(phase, op);
     } else {
-      op.count = planned.bytes / dtype_bytes(phase.dtype);
+      // The size counts every rank's part for AllGather and ReduceScatter; NCCL's count is one rank's part.
+      const CollectiveKindInfo& info = kind_info(phase.kind);
+      const std::size_t parts =
+          std::max(info.send_elements(1, phase.ranks), info.recv_elements(1, phase.ranks));
+      op.count = planned.bytes / dtype_bytes(phase.dtype) / std::max<std::size_t>(parts, 1);
     }
     burst.ops.push_back(std::move(op));
   }

@@ -25,8 +25,7 @@ void ConsoleTable::print_header() const {
 }
 
 void ConsoleTable::print_row(const PhaseResult& r) const {
-  const double bytes =
-      r.phase == Phase::allreduce ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
+  const double bytes = !r.per_rank_bytes() ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
   fmt::print(out_,
              "  {:>9} {:>6} {:>11.0f} {:>4} {:>5} {:>7} {:>10.2f} {:>10.2f} {:>11.1f} {:>11.1f} {:>8.2f} "
              "{:>8.2f} {:>6} {:>7}\n",

@@ -190,7 +190,7 @@ constexpr int kTrialsForP99 = 100;
 constexpr int kTrialsForP90 = 10;
 
 std::string bytes_cell(const PhaseResult& p) {
-  if (p.phase == Phase::allreduce) return with_thousands(static_cast<double>(p.bytes_per_op));
+  if (!p.per_rank_bytes()) return with_thousands(static_cast<double>(p.bytes_per_op));
   return fmt::format("{} ({})", with_thousands(p.bytes_per_rank_mean), with_thousands(p.bytes_per_rank_max));
 }
 
@@ -215,7 +215,8 @@ std::string render_phase_tables(const RunReport& r) {
         "`--time-budget` for tails.\n\n",
         fewest_trials, kTrialsForP90);
   }
-  constexpr Phase kPhases[] = {Phase::allreduce, Phase::dispatch, Phase::combine};
+  constexpr Phase kPhases[] = {Phase::allreduce, Phase::allgather, Phase::reducescatter, Phase::dispatch,
+                               Phase::combine};
   for (Phase phase : kPhases) {
     std::vector<const PhaseResult*> rows;
     for (const PhaseResult& p : r.results) {
@@ -225,12 +226,13 @@ std::string render_phase_tables(const RunReport& r) {
     std::stable_sort(rows.begin(), rows.end(), [](const PhaseResult* a, const PhaseResult* b) {
       return std::tie(a->mode, a->tokens) < std::tie(b->mode, b->tokens);
     });
-    const bool alltoall = phase != Phase::allreduce;
-    md += fmt::format("### {}\n\n", to_string(phase));
-    md += header({alltoall ? "tokens/rank" : "tokens/step", "mode",
-                  alltoall ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "trials", "op p50", "op p90",
-                  "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link", "wrong",
-                  "slowest rank (lead)"});
+    const bool per_rank_tokens = phase == Phase::dispatch || phase == Phase::combine;
+    const bool per_rank_bytes = rows.front()->per_rank_bytes();
+    md += fmt::format("### {} ({})\n\n", to_string(phase), kind_info(rows.front()->kind()).title);
+    md += header({per_rank_tokens ? "tokens/rank" : "tokens/step", "mode",
+                  per_rank_bytes ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "trials", "op p50",
+                  "op p90", "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link",
+                  "wrong", "slowest rank (lead)"});
     for (const PhaseResult* p : rows) {
       const std::string launch =
           p->launch_us ? num(p->launch_us->p50) + (p->launch_bound ? " launch-bound" : "") : "-";
