@@ -20,12 +20,13 @@ EstimateSource weaker(EstimateSource a, EstimateSource b) {
   return std::max(a, b);
 }
 
-// step_us.p50 (in ms) against tokens, for one (phase, mode).
+// step_us.p50 (in ms) against the tokens asked, for one (phase, mode): in graph mode a batch of T costs the
+// step of T padded to its capture size, which is what the result of T measured.
 LogLogCurve step_ms_curve(const std::vector<PhaseResult>& results, Phase phase, TimingMode mode) {
   std::vector<CurvePoint> points;
   for (const PhaseResult& r : results) {
     if (r.phase == phase && r.mode == mode)
-      points.push_back({static_cast<double>(r.tokens), r.step_us.p50 / 1000.0});
+      points.push_back({static_cast<double>(r.requested_tokens), r.step_us.p50 / 1000.0});
   }
   return LogLogCurve(std::move(points));
 }

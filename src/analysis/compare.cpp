@@ -73,6 +73,12 @@ const std::vector<SetupField>& setup_fields() {
          return !r.per_rank_bytes() ? config_flag(report, "sweep", "in_place") : std::string();
        },
        {}},
+      // The tokens measured for the tokens asked: graph mode pads to the capture sizes of each run.
+      {"padded_tokens",
+       [](const RunReport&, const PhaseResult& r) {
+         return r.mode == TimingMode::graph ? std::to_string(r.tokens) : std::string();
+       },
+       {}},
       {"bytes",
        [](const RunReport&, const PhaseResult& r) {
          return !r.per_rank_bytes() ? std::to_string(r.bytes_per_op)
@@ -113,10 +119,10 @@ const std::vector<SetupField>& setup_fields() {
 
 namespace {
 
-using ResultKey = std::tuple<std::string, int, std::string>;  // phase or kind, tokens, mode
+using ResultKey = std::tuple<std::string, int, std::string>;  // phase or kind, requested tokens, mode
 
 ResultKey key_of(const PhaseResult& r) {
-  return {to_string(r.phase), r.tokens, to_string(r.mode)};
+  return {to_string(r.phase), r.requested_tokens, to_string(r.mode)};
 }
 
 std::string point_name(const ResultKey& key) {

@@ -79,13 +79,12 @@ struct Comparison {
   int count(Verdict verdict) const;
 };
 
-// Matches results by (phase, tokens, mode) and serve levels by concurrency. Throws UsageError (exit 2) when
-// the reports are not comparable: different models, no point in common, a setup field that differs on matched
-// points and is not allowed (the message names the fields, values and points), or an unknown field in
+// Matches results by (phase, tokens asked, mode) and serve levels by concurrency. Throws UsageError (exit 2)
+// when the reports are not comparable: different models, no point in common, a setup field that differs on
+// matched points and is not allowed (the message names the fields, values and points), or an unknown field in
 // rules.allow_mismatch. For a figure where lower is better, ratio = next / base; it is a regression when
-// ratio - 1 exceeds threshold_pct / 100 and either the spread or max_ratio - 1, an improvement when base /
-// next
-// - 1 does; noisy when beyond the threshold only. Higher-is-better figures mirror this.
+// ratio - 1 exceeds threshold_pct / 100 and either the spread or max_ratio - 1, an improvement when
+// base / next - 1 does; noisy when beyond the threshold only. Higher-is-better figures mirror this.
 Comparison compare_reports(const RunReport& base, const RunReport& next, const CompareRules& rules);
 
 // Side-by-side table with a summary line, for the console.

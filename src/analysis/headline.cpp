@@ -67,10 +67,16 @@ std::string attribution_sentence(const AttributionRow& row) {
   return sentence;
 }
 
+// "eager", "graph", or "graph, padded to 4 tokens" where graph mode measured the capture size above T.
+std::string mode_words(const PhaseResult& r) {
+  if (r.tokens == r.requested_tokens) return to_string(r.mode);
+  return fmt::format("{}, padded to {}", to_string(r.mode), count_noun(r.tokens, "token"));
+}
+
 const PhaseResult* find_result(const std::vector<PhaseResult>& results, Phase phase, int tokens,
                                TimingMode mode) {
   const auto it = std::find_if(results.begin(), results.end(), [&](const PhaseResult& r) {
-    return r.phase == phase && r.tokens == tokens && r.mode == mode;
+    return r.phase == phase && r.requested_tokens == tokens && r.mode == mode;
   });
   return it == results.end() ? nullptr : &*it;
 }
@@ -85,19 +91,19 @@ std::string tokens_sentence(const std::vector<PhaseResult>& results, int tokens)
   if (const PhaseResult* allreduce = preferred_result(results, Phase::allreduce, tokens))
     parts.push_back(fmt::format("AllReduce burst {} per decode step of {} ({} ops, {})",
                                 ms(allreduce->step_us.p50 / 1000.0), count_noun(tokens, "token"),
-                                allreduce->ops_per_step, to_string(allreduce->mode)));
+                                allreduce->ops_per_step, mode_words(*allreduce)));
   for (Phase phase : {Phase::allgather, Phase::reducescatter})
     if (const PhaseResult* other = preferred_result(results, phase, tokens))
       parts.push_back(fmt::format("{} {} ({}, {})", kind_info(other->kind()).title,
                                   ms(other->step_us.p50 / 1000.0), count_noun(other->ops_per_step, "op"),
-                                  to_string(other->mode)));
+                                  mode_words(*other)));
   const PhaseResult* dispatch = preferred_result(results, Phase::dispatch, tokens);
   const PhaseResult* combine = preferred_result(results, Phase::combine, tokens);
   if (dispatch && combine && dispatch->mode == combine->mode)
     parts.push_back(fmt::format("All-to-All {} (dispatch {} + combine {}) at {} ({})",
                                 ms((dispatch->step_us.p50 + combine->step_us.p50) / 1000.0),
                                 ms(dispatch->step_us.p50 / 1000.0), ms(combine->step_us.p50 / 1000.0),
-                                per_rank(tokens), to_string(dispatch->mode)));
+                                per_rank(tokens), mode_words(*dispatch)));
   if (parts.empty()) return {};
   std::string sentence = fmt::format("T={}: {}", tokens, parts[0]);
   for (std::size_t i = 1; i < parts.size(); ++i) sentence += "; " + parts[i];
@@ -113,7 +119,7 @@ std::vector<std::string> headline_sentences(const std::vector<PhaseResult>& resu
     if (std::string sentence = attribution_sentence(row); !sentence.empty()) sentences.push_back(sentence);
   if (!sentences.empty()) return sentences;
   std::set<int> token_counts;
-  for (const PhaseResult& r : results) token_counts.insert(r.tokens);
+  for (const PhaseResult& r : results) token_counts.insert(r.requested_tokens);
   for (const int tokens : token_counts)
     if (std::string sentence = tokens_sentence(results, tokens); !sentence.empty())
       sentences.push_back(sentence);

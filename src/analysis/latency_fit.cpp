@@ -126,7 +126,11 @@ constexpr double kGbpsPerBytePerUs = 1e-3;
 std::vector<LatencyFit> fit_latency_models(const std::vector<PhaseResult>& results) {
   std::map<std::pair<Phase, TimingMode>, std::vector<const PhaseResult*>> groups;
   for (const PhaseResult& r : results) {
-    if (bytes_of(r) > 0 && op_latency_us(r) > 0) groups[{r.phase, r.mode}].push_back(&r);
+    if (!(bytes_of(r) > 0 && op_latency_us(r) > 0)) continue;
+    std::vector<const PhaseResult*>& group = groups[{r.phase, r.mode}];
+    // Graph counts padded to one capture size share one measurement: it is one point of the fit.
+    if (std::none_of(group.begin(), group.end(), [&](const PhaseResult* g) { return g->tokens == r.tokens; }))
+      group.push_back(&r);
   }
   std::vector<LatencyFit> fits;
   for (const auto& [key, group] : groups) {

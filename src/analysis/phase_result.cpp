@@ -59,6 +59,7 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
   j = nlohmann::json{{"phase", to_string(r.phase)},
                      {"kind", to_string(r.kind())},
                      {"tokens", r.tokens},
+                     {"requested_tokens", r.requested_tokens},
                      {"mode", to_string(r.mode)},
                      {"dtype", to_string(r.dtype)},
                      {"ranks", r.ranks},
@@ -82,6 +83,7 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
   } else {
     j["bytes_per_rank"] = {{"mean", r.bytes_per_rank_mean}, {"max", r.bytes_per_rank_max}};
   }
+  if (r.mode == TimingMode::graph) j["above_graph_sizes"] = r.above_graph_sizes;
   if (r.link_fraction) j["link_fraction"] = *r.link_fraction;
   if (r.busbw_max_gbps) j["busbw_max_gbps"] = *r.busbw_max_gbps;
 }
@@ -122,6 +124,9 @@ void from_json(const nlohmann::json& j, PhaseResult& r) {
   r.launch_bound = j.value("launch_bound", false);
   r.device_only = j.value("device_only", false);
   r.arrival_lead_us = j.value("arrival_lead_us", 0.0);
+  // Reports before graph padding measured what they were asked.
+  r.requested_tokens = json_integer_or(j, "requested_tokens", r.tokens, 1, kMaxTokens);
+  r.above_graph_sizes = j.value("above_graph_sizes", false);
 }
 
 }  // namespace k25

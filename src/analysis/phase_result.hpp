@@ -1,4 +1,5 @@
-// One measured point of the sweep, as the report carries it: (phase, tokens, mode) with its distributions.
+// One measured point of the sweep, as the report carries it: (phase, requested tokens, mode) with its
+// distributions.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,12 @@ namespace k25 {
 struct PhaseResult {
   Phase phase = Phase::allreduce;
   std::optional<CollectiveKind>
-      kind_issued;  // what every op of the phase issues; unset: the phase's usual kind
-  int tokens = 0;
+      kind_issued;           // what every op of the phase issues; unset: the phase's usual kind
+  int tokens = 0;            // tokens measured: in graph mode padded to the next capture size
+  int requested_tokens = 0;  // tokens the sweep asked for (= tokens in eager mode, or where no padding)
+  // Graph mode: requested_tokens is above the largest capture size (sweep.graph_sizes), so it was not padded;
+  // vLLM runs such a batch eagerly.
+  bool above_graph_sizes = false;
   TimingMode mode = TimingMode::eager;
   Dtype dtype = Dtype::bf16;
   int ranks = 0;

@@ -13,6 +13,7 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   PhaseResult r;
   r.phase = phase.phase;
   r.tokens = phase.tokens;
+  r.requested_tokens = phase.tokens;
   r.mode = mode;
   r.dtype = phase.dtype;
   r.ranks = phase.ranks;
@@ -65,6 +66,12 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   r.slowest_rank = point.slowest_rank;
   r.arrival_lead_us = point.arrival_lead_us;
   return r;
+}
+
+PhaseResult result_for_request(PhaseResult measured, const GraphPadding& request) {
+  measured.requested_tokens = request.requested;
+  measured.above_graph_sizes = request.above_largest;
+  return measured;
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "analysis/trial_timeline.hpp"
 #include "gather/gathered_point.hpp"
 #include "plan/decode_step_plan.hpp"
+#include "plan/graph_padding.hpp"
 
 namespace k25 {
 
@@ -24,6 +25,10 @@ struct TimingFacts {
 // is more than half the step (p50), so the step measures the host more than the collectives.
 PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
                               const TimingFacts& timing);
+
+// The result as reported for one requested token count: `measured` (at request.padded tokens) with the
+// count the sweep asked for. Graph-mode counts that pad to the same size share one measurement.
+PhaseResult result_for_request(PhaseResult measured, const GraphPadding& request);
 
 // The trace's view of the point (coordinator): its median timed trial and its median per-op trial on every
 // rank, with each rank's bytes per op and per burst taken from the plan (no enqueue time where the launch is

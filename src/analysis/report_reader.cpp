@@ -54,10 +54,11 @@ bool is_blank(const std::string& line) {
   return line.find_first_not_of(" \t\r") == std::string::npos;
 }
 
-// Replaces a result of the same (phase, tokens, mode), or appends.
+// Replaces a result of the same (phase, requested tokens, mode), or appends.
 void put_result(std::vector<PhaseResult>& results, PhaseResult result) {
   for (PhaseResult& existing : results) {
-    if (existing.phase == result.phase && existing.tokens == result.tokens && existing.mode == result.mode) {
+    if (existing.phase == result.phase && existing.requested_tokens == result.requested_tokens &&
+        existing.mode == result.mode) {
       existing = std::move(result);
       return;
     }

@@ -2,10 +2,12 @@
 #include "app/dry_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/count_noun.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
+#include "plan/graph_padding.hpp"
 #include "report/atomic_file.hpp"
 
 namespace k25 {
@@ -76,11 +78,26 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
   fmt::print(out,
              "# tokens: per decode step for allreduce (the batch of T = C requests), per rank for dispatch "
              "and combine\n");
-  fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}\n", "tokens", "phase", "dtype",
-             "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank");
+  const std::vector<MeasuredCount> schedule =
+      measured_counts(config.sweep.tokens, config.sweep.modes, config.sweep.graph_sizes);
+  if (const std::string padding = describe_graph_padding(schedule, config.sweep.graph_sizes);
+      !padding.empty())
+    fmt::print(out, "# graph mode pads token counts to capture sizes (sweep.graph_sizes): {}\n", padding);
+  fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}  {}\n", "tokens", "phase",
+             "dtype", "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank",
+             "measured for (mode: tokens asked)");
   nlohmann::json plans = nlohmann::json::array();
-  for (int tokens : config.sweep.tokens) {
-    const DecodeStepPlan plan = plan_decode_step(m, config.routing, config.sweep, tokens, ranks);
+  for (const MeasuredCount& count : schedule) {
+    const DecodeStepPlan plan = plan_decode_step(m, config.routing, config.sweep, count.tokens, ranks);
+    std::string measured_for;
+    nlohmann::json measured_json = nlohmann::json::array();
+    for (const ModeRequests& mode : count.modes) {
+      std::vector<int> requested;
+      for (const GraphPadding& request : mode.requests) requested.push_back(request.requested);
+      measured_for += fmt::format("{}{}: {}", measured_for.empty() ? "" : "; ", to_string(mode.mode),
+                                  fmt::join(requested, ","));
+      measured_json.push_back({{"mode", to_string(mode.mode)}, {"requested_tokens", requested}});
+    }
     for (const auto& phase : plan.phases) {
       std::uint64_t step_bytes = 0;
       for (const auto& op : phase.ops) step_bytes += op.bytes;
@@ -89,13 +106,15 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
               ? static_cast<double>(phase.ops.front().bytes)
               : static_cast<double>(step_bytes) / static_cast<double>(phase.ops.size()) / ranks;
       fmt::print(
-          out, "  {:>6} {:>9} {:>5} {:>5} {:>14.0f} {:>14.2f} {:>16} {:>16}\n", tokens,
+          out, "  {:>6} {:>9} {:>5} {:>5} {:>14.0f} {:>14.2f} {:>16} {:>16}  {}\n", count.tokens,
           to_string(phase.phase), to_string(phase.dtype), phase.ops.size(), per_op,
           static_cast<double>(phase.kind != CollectiveKind::alltoallv ? step_bytes : step_bytes / ranks) /
               1e6,
-          phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank());
+          phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank(), measured_for);
     }
-    plans.push_back(plan_to_json(plan));
+    nlohmann::json plan_json = plan_to_json(plan);
+    plan_json["measured_for"] = measured_json;
+    plans.push_back(std::move(plan_json));
   }
   fmt::print(
       out,

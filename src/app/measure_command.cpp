@@ -24,6 +24,7 @@
 #include "gather/coordinator_step.hpp"
 #include "gather/gathered_point.hpp"
 #include "measure/measure_point.hpp"
+#include "plan/graph_padding.hpp"
 #include "plan/hang_spec.hpp"
 #include "plan/rank_ops.hpp"
 #include "report/atomic_file.hpp"
@@ -100,13 +101,16 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
   for (const std::string& path : written) state.table.print_note("wrote " + path);
 }
 
-std::string plan_summary(const std::vector<DecodeStepPlan>& plans, const std::vector<TimingMode>& modes,
-                         const SweepSpec& sweep, int points) {
-  return fmt::format(
+std::string plan_summary(const std::vector<MeasuredCount>& schedule, const std::vector<DecodeStepPlan>& plans,
+                         const std::vector<TimingMode>& modes, const SweepSpec& sweep, int points) {
+  std::string summary = fmt::format(
       "sweep: {} ({} x {} x {} mode{}), each at most {} trials or {:g} s", count_noun(points, "point"),
-      count_noun(static_cast<long long>(plans.size()), "token count"),
+      count_noun(static_cast<long long>(sweep.tokens.size()), "token count"),
       count_noun(plans.empty() ? 0 : static_cast<long long>(plans.front().phases.size()), "phase"),
       modes.size(), modes.size() == 1 ? "" : "s", sweep.iterations, sweep.time_budget_s);
+  if (const std::string padding = describe_graph_padding(schedule, sweep.graph_sizes); !padding.empty())
+    summary += "; graph mode pads token counts to capture sizes (sweep.graph_sizes): " + padding;
+  return summary;
 }
 
 }  // namespace
@@ -197,10 +201,14 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     if (comm_asked) state->table.print_header();
   }
 
-  // Plans are pure data: every rank derives the same ones.
+  // Plans are pure data: every rank derives the same ones, one per measured token count (graph mode pads a
+  // count to the next capture size; counts that pad alike are measured once).
+  const std::vector<MeasuredCount> schedule =
+      measured_counts(config.sweep.tokens, modes, config.sweep.graph_sizes);
   std::vector<DecodeStepPlan> plans;
-  for (int tokens : config.sweep.tokens)
-    plans.push_back(plan_decode_step(config.model, config.routing, config.sweep, tokens, context.size()));
+  for (const MeasuredCount& count : schedule)
+    plans.push_back(
+        plan_decode_step(config.model, config.routing, config.sweep, count.tokens, context.size()));
   // What this rank issues for each phase of each plan: op descriptors, without the model.
   const RankOpOptions op_options{config.sweep.include_permute, parse_hang_spec(config.transport.inject_hang)};
   std::vector<OpBurst> bursts;  // plan by plan, phase by phase
@@ -211,20 +219,22 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only};
 
   int total_points = 0, done_points = 0;
-  for (const auto& plan : plans) total_points += static_cast<int>(plan.phases.size() * modes.size());
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    total_points += static_cast<int>(plans[i].phases.size() * schedule[i].modes.size());
   const auto sweep_started = std::chrono::steady_clock::now();
   if (state) state->sweep_progress = PeriodicProgress(stdout, cli.progress_interval_s);
   if (state && total_points > 0)
-    state->table.print_note(plan_summary(plans, modes, config.sweep, total_points));
+    state->table.print_note(plan_summary(schedule, plans, modes, config.sweep, total_points));
 
   bool interrupted = false;
   std::uint64_t wrong_total = 0;
   try {
     std::size_t next_burst = 0;
-    for (const auto& plan : plans) {
-      for (const auto& phase : plan.phases) {
+    for (std::size_t plan_index = 0; plan_index < plans.size(); ++plan_index) {
+      for (const auto& phase : plans[plan_index].phases) {
         const BurstId burst = transport.prepare(bursts[next_burst++]);
-        for (TimingMode mode : modes) {
+        for (const ModeRequests& measured : schedule[plan_index].modes) {
+          const TimingMode mode = measured.mode;
           if (state)
             state->progress.show(
                 done_points, total_points,
@@ -240,9 +250,12 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
           state->progress.clear();
           const PhaseResult result = make_phase_result(phase, mode, point, timing);
           wrong_total += result.wrong;
-          state->report.results.push_back(result);
-          state->journal->append(result_record(result));
-          state->table.print_row(result);
+          for (const GraphPadding& request : measured.requests) {
+            const PhaseResult reported = result_for_request(result, request);
+            state->report.results.push_back(reported);
+            state->journal->append(result_record(reported));
+            state->table.print_row(reported);
+          }
           if (result.launch_bound)
             state->table.print_note(
                 fmt::format("launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue "

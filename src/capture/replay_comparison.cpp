@@ -21,10 +21,14 @@ const CommunicatorResult* primary_communicator(const CaptureResult& capture) {
   return best;
 }
 
+// One per measurement: graph-mode counts padded to one capture size share a measurement (same tokens, mode).
 std::vector<const PhaseResult*> allreduce_results(const RunReport& replay) {
   std::vector<const PhaseResult*> found;
   for (const PhaseResult& r : replay.results)
-    if (r.phase == Phase::allreduce) found.push_back(&r);
+    if (r.phase == Phase::allreduce && std::none_of(found.begin(), found.end(), [&](const PhaseResult* f) {
+          return f->tokens == r.tokens && f->mode == r.mode;
+        }))
+      found.push_back(&r);
   return found;
 }
 

@@ -168,6 +168,15 @@ const ConfigKey kKeys[] = {
      for (TimingMode mode : c.sweep.modes) modes.push_back(to_string(mode));
      return modes;
    }},
+  {"sweep", "graph_sizes", "ascending list of integers 1..65536", "CUDA-graph capture sizes: graph mode pads a token count to the next one (default vLLM's: 1, 2, 4, 8..248 by 8, 256..512 by 16); a larger count is not padded", false,
+   [](auto& in, auto& v, auto& k, auto& c) {
+     c.sweep.graph_sizes = in.integer_list(v, k, 1, 65536);
+     for (std::size_t i = 1; i < c.sweep.graph_sizes.size(); ++i)
+       if (c.sweep.graph_sizes[i] <= c.sweep.graph_sizes[i - 1])
+         in.fail(v[i], k, fmt::format("sizes must be strictly ascending: {} follows {}", c.sweep.graph_sizes[i],
+                                      c.sweep.graph_sizes[i - 1]));
+   },
+   [](auto& c) { return json(c.sweep.graph_sizes); }},
   {"sweep", "allreduce_dtype", "bf16 | fp32", "AllReduce element type (default: model.activation_dtype)", false,
    [](auto& in, auto& v, auto& k, auto& c) { c.sweep.allreduce_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
    [](auto& c) { return json(to_string(c.sweep.allreduce_dtype)); }},

@@ -119,6 +119,14 @@ void validate_config(const RunConfig& config) {
     if (tokens < 1 || tokens > 65536)
       fail("sweep.tokens", fmt::format("token count {} is outside 1..65536", tokens));
   if (s.modes.empty()) fail("sweep.modes", "no timing mode");
+  if (s.graph_sizes.empty()) fail("sweep.graph_sizes", "no CUDA-graph capture size");
+  for (std::size_t i = 0; i < s.graph_sizes.size(); ++i) {
+    if (s.graph_sizes[i] < 1)
+      fail("sweep.graph_sizes", fmt::format("capture size {} must be at least 1", s.graph_sizes[i]));
+    if (i > 0 && s.graph_sizes[i] <= s.graph_sizes[i - 1])
+      fail("sweep.graph_sizes", fmt::format("sizes must be strictly ascending: {} follows {}",
+                                            s.graph_sizes[i], s.graph_sizes[i - 1]));
+  }
   if (s.warmup < 1)
     fail("sweep.warmup",
          fmt::format("{} warm-up bursts: at least 1 is needed, because the first ops of a point "

@@ -95,6 +95,20 @@ struct RoutingSpec {
   std::uint64_t seed = 42;
 };
 
+// vLLM's default CUDA-graph capture sizes for decode: 1, 2, 4, then 8 to 248 in steps of 8, then 256 to 512
+// in steps of 16 (51 sizes). vLLM builds them in VllmConfig._set_cudagraph_sizes (vllm/config/vllm.py) as
+//   [1, 2, 4] + range(8, min(max + 1, 256), 8) + range(256, max + 1, 16)
+// where max (max_cudagraph_capture_size) defaults to min(max_num_seqs * 2, 512) without speculative decoding:
+// 512 from max_num_seqs 256 up. A batch is padded to the smallest size >= its token count; "if batch size >
+// largest cudagraph_capture_sizes, cudagraph will not be used" (the same function's docstring):
+// vllm/v1/cudagraph_dispatcher.py finds no graph for it and dispatches CUDAGraphMode.NONE (eager).
+inline std::vector<int> vllm_graph_capture_sizes() {
+  std::vector<int> sizes = {1, 2, 4};
+  for (int size = 8; size < 256; size += 8) sizes.push_back(size);
+  for (int size = 256; size <= 512; size += 16) sizes.push_back(size);
+  return sizes;
+}
+
 // What is measured and for how long.
 struct SweepSpec {
   std::vector<int> tokens;  // token counts per step (per rank for expert parallelism)
@@ -103,6 +117,8 @@ struct SweepSpec {
   bool run_serve = true;  // runs only when an endpoint is configured
   std::vector<TimingMode> modes = {TimingMode::eager,
                                    TimingMode::graph};  // graph only where the transport can
+  // Graph mode pads each token count to the next of these sizes (ascending), as vLLM pads a decode batch.
+  std::vector<int> graph_sizes = vllm_graph_capture_sizes();
   Dtype allreduce_dtype = Dtype::bf16;
   bool in_place = false;
   int warmup = 5;       // untimed bursts before the trials of a point (at least 1: NCCL connects lazily)

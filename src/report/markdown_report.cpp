@@ -194,6 +194,13 @@ std::string bytes_cell(const PhaseResult& p) {
   return fmt::format("{} ({})", with_thousands(p.bytes_per_rank_mean), with_thousands(p.bytes_per_rank_max));
 }
 
+// The tokens asked, and where graph mode padded them or could not, what was measured.
+std::string tokens_cell(const PhaseResult& p) {
+  if (p.requested_tokens != p.tokens) return fmt::format("{} (padded to {})", p.requested_tokens, p.tokens);
+  if (p.above_graph_sizes) return fmt::format("{} (above graph sizes)", p.tokens);
+  return std::to_string(p.tokens);
+}
+
 std::string render_phase_tables(const RunReport& r) {
   std::string md = "## Communication of one decode step\n\n";
   if (r.results.empty()) return md + "No phase results were gathered.\n\n";
@@ -224,7 +231,7 @@ std::string render_phase_tables(const RunReport& r) {
     }
     if (rows.empty()) continue;
     std::stable_sort(rows.begin(), rows.end(), [](const PhaseResult* a, const PhaseResult* b) {
-      return std::tie(a->mode, a->tokens) < std::tie(b->mode, b->tokens);
+      return std::tie(a->mode, a->requested_tokens) < std::tie(b->mode, b->requested_tokens);
     });
     const bool per_rank_tokens = phase == Phase::dispatch || phase == Phase::combine;
     const bool per_rank_bytes = rows.front()->per_rank_bytes();
@@ -236,11 +243,11 @@ std::string render_phase_tables(const RunReport& r) {
     for (const PhaseResult* p : rows) {
       const std::string launch =
           p->launch_us ? num(p->launch_us->p50) + (p->launch_bound ? " launch-bound" : "") : "-";
-      md += row({std::to_string(p->tokens),
-                 std::string(to_string(p->mode)) + (p->device_only ? " (device-only)" : ""), bytes_cell(*p),
-                 std::to_string(p->ops_per_step), std::to_string(p->iterations), num(p->op_us.p50),
-                 num(p->op_us.p90), num(p->step_us.p50), num(p->step_us.p90), num(p->step_us.p99), launch,
-                 num(p->algbw_gbps), num(p->busbw_gbps), p->link_fraction ? percent(*p->link_fraction) : "-",
+      md += row({tokens_cell(*p), std::string(to_string(p->mode)) + (p->device_only ? " (device-only)" : ""),
+                 bytes_cell(*p), std::to_string(p->ops_per_step), std::to_string(p->iterations),
+                 num(p->op_us.p50), num(p->op_us.p90), num(p->step_us.p50), num(p->step_us.p90),
+                 num(p->step_us.p99), launch, num(p->algbw_gbps), num(p->busbw_gbps),
+                 p->link_fraction ? percent(*p->link_fraction) : "-",
                  p->checked ? std::to_string(p->wrong) : "not checked",
                  fmt::format("{} ({} us)", p->slowest_rank, num(p->arrival_lead_us))});
     }
@@ -251,6 +258,16 @@ std::string render_phase_tables(const RunReport& r) {
           "measures the host's launch cost more than the collectives; graph mode or `--device-only` shows "
           "the "
           "GPUs' own time.\n";
+    if (std::any_of(rows.begin(), rows.end(), [](const PhaseResult* p) {
+          return p->requested_tokens != p->tokens || p->above_graph_sizes;
+        }))
+      md +=
+          "\n*padded to N*: graph mode pads a token count to the next CUDA-graph capture size "
+          "(`sweep.graph_sizes`), as vLLM pads a decode batch; the row was measured at N tokens, with N's "
+          "bytes "
+          "and ops, and rows padded to the same size share one measurement. *above graph sizes*: the count "
+          "is "
+          "larger than the largest capture size, so it was not padded; vLLM runs such a batch eagerly.\n";
     std::set<std::string> sources;
     for (const PhaseResult* p : rows) {
       if (!p->op_us_source.empty()) sources.insert(p->op_us_source);

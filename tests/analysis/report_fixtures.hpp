@@ -24,6 +24,7 @@ inline PhaseResult allreduce_result(int tokens, TimingMode mode, double step_p50
   PhaseResult r;
   r.phase = Phase::allreduce;
   r.tokens = tokens;
+  r.requested_tokens = tokens;
   r.mode = mode;
   r.ranks = 8;
   r.ops_per_step = 122;

@@ -6,6 +6,8 @@
 #                   slack, the message names rank, op and token count, and the journal kept the 1-token results
 #   too-many-ranks  one more rank than GPUs under mpirun: exit 2 with a clear message, before NCCL is touched
 #   device-only     one rank, --device-only, eager and graph: exit 0, wrong == 0, results marked device_only
+#   graph-padding   one rank, allreduce at tokens 3 and 5, eager and graph: graph results measured at the capture
+#                   sizes 4 and 8 (requested_tokens 3 and 5, the padded count's bytes), eager ones at 3 and 5
 #   emulated-N      N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
 #                   eager and graph, wrong == 0 for allreduce, dispatch and combine (8x8 routing matrices),
 #                   topology kind "emulated" and its note
@@ -100,6 +102,28 @@ assert any("device-only timing" in n for n in report["run"]["notes"]), "the devi
 for r in results:
     print(f"{r['phase']:9} T={r['tokens']:<3} {r['mode']:5} step p50 {r['step_us']['p50']:9.1f} us, "
           f"launch p50 {r['launch_us']['p50']:9.1f} us")
+PY
+  ;;
+graph-padding)
+  "$k25comm" --backend nccl --sizes "$config" --phases allreduce --modes eager,graph --tokens 3,5 --iters 20 \
+    --time-budget 2 --out "$out" >"$out.log" 2>&1
+  rc=$?
+  cat "$out.log"
+  [ "$rc" = 0 ] || fail "exit code $rc"
+  grep -q "graph mode pads token counts to capture sizes (sweep.graph_sizes): 3 -> 4, 5 -> 8" "$out.log" ||
+    fail "the sweep line does not show the padding"
+  grep -qE "allreduce +3->4 " "$out.log" || fail "the console row does not show 3->4"
+  python3 - "$out/report.json" <<'PY' || fail "report.json check"
+import json, sys
+report = json.load(open(sys.argv[1]))
+hidden = report["run"]["config"]["model"]["hidden_size"]
+got = sorted((r["mode"], r["requested_tokens"], r["tokens"], r["bytes_per_op"], r.get("above_graph_sizes"))
+             for r in report["results"])
+want = [("eager", 3, 3, 3 * hidden * 2, None), ("eager", 5, 5, 5 * hidden * 2, None),
+        ("graph", 3, 4, 4 * hidden * 2, False), ("graph", 5, 8, 8 * hidden * 2, False)]
+assert got == want, got
+assert all(r["wrong"] == 0 and r["checked"] for r in report["results"]), "wrong elements"
+print("ok: graph mode measured 3 -> 4 and 5 -> 8 tokens, eager 3 and 5:", got)
 PY
   ;;
 emulated-[0-9]*)

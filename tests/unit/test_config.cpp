@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 
 using namespace k25;
@@ -158,4 +159,43 @@ TEST_CASE("malformed YAML names its line", "[config]") {
   const ConfigError e = config_error("model:\n  name: [unclosed\n");
   CHECK(e.key() == "(document)");
   CHECK(e.config_line() > 0);
+}
+
+TEST_CASE("sweep.graph_sizes must be a non-empty ascending list of positive integers",
+          "[graph_padding][config]") {
+  // Without the key: vLLM's sizes, written into the effective config.
+  const RunConfig defaults = parse_config(kMinimalModel, "min.yaml");
+  CHECK(defaults.sweep.graph_sizes == vllm_graph_capture_sizes());
+  CHECK(config_to_json(defaults)["sweep"]["graph_sizes"] == nlohmann::json(vllm_graph_capture_sizes()));
+  const RunConfig ok = parse_config(kMinimalModel + "sweep:\n  graph_sizes: [1, 3, 4096]\n", "ok.yaml");
+  CHECK(ok.sweep.graph_sizes == std::vector<int>{1, 3, 4096});
+
+  const ConfigError descending =
+      config_error(kMinimalModel + "sweep:\n  graph_sizes:\n    - 1\n    - 16\n    - 8\n");
+  CHECK(descending.key() == "sweep.graph_sizes");
+  CHECK(descending.config_line() == 12);  // the size out of order
+  CHECK(std::string(descending.what()).find("strictly ascending: 8 follows 16") != std::string::npos);
+  CHECK(descending.code() == ExitCode::bad_usage);
+
+  const ConfigError repeated = config_error(kMinimalModel + "sweep:\n  graph_sizes: [4, 4]\n");
+  CHECK(std::string(repeated.what()).find("4 follows 4") != std::string::npos);
+
+  const ConfigError zero = config_error(kMinimalModel + "sweep:\n  graph_sizes: [0, 4]\n");
+  CHECK(zero.key() == "sweep.graph_sizes");
+  CHECK(zero.config_line() == 9);
+  CHECK(std::string(zero.what()).find("0 is outside 1..65536") != std::string::npos);
+  CHECK(config_error(kMinimalModel + "sweep:\n  graph_sizes: [2, -8]\n").key() == "sweep.graph_sizes");
+
+  const ConfigError empty = config_error(kMinimalModel + "sweep:\n  graph_sizes: []\n");
+  CHECK(empty.key() == "sweep.graph_sizes");
+  CHECK(std::string(empty.what()).find("non-empty list") != std::string::npos);
+  CHECK(config_error(kMinimalModel + "sweep:\n  graph_sizes: 8\n").key() == "sweep.graph_sizes");
+
+  SECTION("a config assembled in code is checked too") {
+    RunConfig config = ok;
+    config.sweep.graph_sizes = {};
+    CHECK_THROWS_AS(validate_config(config), ConfigError);
+    config.sweep.graph_sizes = {8, 4};
+    CHECK_THROWS_WITH(validate_config(config), Catch::Contains("8") && Catch::Contains("ascending"));
+  }
 }
