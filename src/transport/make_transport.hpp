@@ -7,6 +7,7 @@
 
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
+#include "transport/nccl_backend.hpp"
 #include "transport/transport.hpp"
 
 namespace k25 {
@@ -16,6 +17,7 @@ struct ChosenTransport {
   std::string reason;
 };
 
-ChosenTransport make_transport(const RunConfig& config, const RankContext& context);
+// `nccl`: the NCCL backend the app linked (nccl::nccl_backend() or absent_nccl_backend()).
+ChosenTransport make_transport(const RunConfig& config, const RankContext& context, const NcclBackend& nccl);
 
 }  // namespace k25

@@ -16,7 +16,7 @@
 #include "config/config_loader.hpp"
 #include "gpu_skip.hpp"
 #include "plan/decode_step_plan.hpp"
-#include "transport/nccl_availability.hpp"
+#include "transport/nccl/nccl_backend.hpp"
 
 namespace {
 
@@ -46,9 +46,10 @@ k25::BufferSizes sizes_for(const std::vector<k25::DecodeStepPlan>& plans) {
 // The nccl transport on the device k25comm would choose for this rank.
 std::unique_ptr<k25::Transport> make_transport(const k25::RankContext& context,
                                                const k25::RunConfig& config) {
-  const k25::DevicePlacement placement = k25::choose_nccl_device(context, config.transport.emulate_ranks);
+  const k25::NcclBackend& nccl = k25::nccl::nccl_backend();
+  const k25::DevicePlacement placement = nccl.choose_device(context, config.transport.emulate_ranks);
   if (!placement.problem.empty()) throw k25::UsageError(placement.problem);
-  return k25::make_nccl_transport(config, context, placement.device);
+  return nccl.make(config, context, placement.device);
 }
 
 double mean(const std::vector<double>& v) {
