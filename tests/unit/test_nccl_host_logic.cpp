@@ -1,13 +1,12 @@
-// Host-side logic of the nccl transport that needs no GPU: the --inject-hang parser and All-to-All
-// layouts/maps.
-#define CATCH_CONFIG_MAIN
+// Host-side logic of the nccl transport that needs no GPU, run in every build (no CUDA headers): the
+// --inject-hang parser and All-to-All layouts/maps.
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
 #include "transport/nccl/alltoall_layout.hpp"
 #include "transport/nccl/hang_injection.hpp"
 
-TEST_CASE("--inject-hang parses PHASE:TOKENS:OP[:RANK]", "[nccl]") {
+TEST_CASE("the --inject-hang parser reads PHASE:TOKENS:OP[:RANK]", "[nccl]") {
   CHECK_FALSE(k25::nccl::parse_hang_spec(""));
   const auto spec = k25::nccl::parse_hang_spec("combine:16:3");
   REQUIRE(spec);
