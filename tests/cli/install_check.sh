@@ -19,11 +19,16 @@ for tool in plot-report plot-capture; do
   [ -x "$prefix/share/k25comm/tools/$tool" ] || fail "no executable $prefix/share/k25comm/tools/$tool"
 done
 
-# No path of the source or build tree in the binary's data (debug info aside).
-objcopy -O binary --only-section=.rodata "$prefix/bin/k25comm" "$work/rodata" || fail "objcopy failed"
-for tree in "$(realpath "$source")" "$(realpath "$build")"; do
-  grep -qaF -- "$tree" "$work/rodata" && fail "the binary's .rodata holds the path $tree"
-done
+# No path of the source or build tree in the binary's data (debug info aside). A sanitizer build's runtime
+# data names each instrumented source file whatever the prefix maps say: not checked there.
+if nm -D "$prefix/bin/k25comm" 2>/dev/null | grep -qE "__(asan|ubsan)_"; then
+  echo "sanitizer build: the .rodata check is left out"
+else
+  objcopy -O binary --only-section=.rodata "$prefix/bin/k25comm" "$work/rodata" || fail "objcopy failed"
+  for tree in "$(realpath "$source")" "$(realpath "$build")"; do
+    grep -qaF -- "$tree" "$work/rodata" && fail "the binary's .rodata holds the path $tree"
+  done
+fi
 
 cd "$work/elsewhere" || exit 1
 unset K25_PLOT_SCRIPT K25_PLOT_CAPTURE_SCRIPT
