@@ -22,8 +22,21 @@
 #include "gather/coordinator_step.hpp"
 #include "report/rerender.hpp"
 #include "serve/curl_global.hpp"
+#include "transport/nccl_backend.hpp"
+#ifdef K25_LINK_NCCL
+#include "transport/nccl/nccl_backend.hpp"
+#endif
 
 namespace {
+
+// The one place that knows whether k25nccl is linked (CMake defines K25_LINK_NCCL for this file alone).
+const k25::NcclBackend& linked_nccl_backend() {
+#ifdef K25_LINK_NCCL
+  return k25::nccl::nccl_backend();
+#else
+  return k25::absent_nccl_backend();
+#endif
+}
 
 // MPI_Init_thread / MPI_Finalize for the measuring command only (the others need no MPI).
 // MPI_THREAD_MULTIPLE: the host transport's watchdog thread asks the peers for a sign of life and calls
@@ -51,7 +64,7 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
   k25::RankContext context(config.transport.timeout_s);
   MPI_Comm_set_errhandler(context.world(), MPI_ERRORS_RETURN);
   try {
-    return k25::run_measure_command(config, cli, context);
+    return k25::run_measure_command(config, cli, context, linked_nccl_backend());
   } catch (const k25::PeerFailed& e) {
     return static_cast<int>(e.code());  // the coordinator printed why
   } catch (const k25::SharedFailure& e) {

@@ -14,18 +14,23 @@
 
 #include "build_info.hpp"
 #include "common/error.hpp"
+#include "common/shared_files.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 
 namespace k25 {
 
+std::vector<std::string> default_config_candidates() {
+  std::vector<std::string> candidates{"configs/kimi.yaml"};
+  for (const std::filesystem::path& path : shared_file_candidates("configs/kimi.yaml"))
+    candidates.push_back(path.string());
+  return candidates;
+}
+
 std::string default_config_path() {
-  if (std::filesystem::exists("configs/kimi.yaml")) return "configs/kimi.yaml";
-#ifdef K25_SOURCE_DIR
-  return std::string(K25_SOURCE_DIR) + "/configs/kimi.yaml";
-#else
-  return "configs/kimi.yaml";
-#endif
+  const std::vector<std::string> candidates = default_config_candidates();
+  return first_existing_file(std::vector<std::filesystem::path>(candidates.begin(), candidates.end()))
+      .string();
 }
 
 namespace {
@@ -140,6 +145,16 @@ std::vector<T> list_values(const std::vector<std::string>& raw) {
   return values;
 }
 
+// Where the default config was looked for, in order, and which one is taken.
+std::string default_config_footer() {
+  const std::string taken = default_config_path();
+  std::string text = "Without --sizes, the config is the first of these that exists:\n";
+  for (const std::string& candidate : default_config_candidates())
+    text += fmt::format("  {}{}\n", candidate, candidate == taken ? "  (found: the default)" : "");
+  if (taken.empty()) text += "(none exists: pass --sizes FILE)\n";
+  return text;
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, char** argv, bool print) {
@@ -151,11 +166,13 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   CLI::App app{
       "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
       "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
+  app.footer(default_config_footer());
   app.set_version_flag("--version", fmt::format("k25comm {} ({})", kVersion, git_sha()));
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
   app.add_option("--sizes,--config", cli.config_path,
-                 "YAML config: model, sweep, routing, serve (default configs/kimi.yaml)");
+                 "YAML config: model, sweep, routing, serve (default: kimi.yaml, looked for as the end of "
+                 "this help says)");
   app.add_option("--out", o.out_dir, "output directory (journal.jsonl, report.json, report.md, trace.json)");
   app.add_option("--tokens", tokens,
                  "token counts to measure, e.g. 1,4,16: per decode step for AllReduce, per rank for "
@@ -312,6 +329,13 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   } else {
     cli.command = dry_run ? Command::dry_run : Command::measure;
     if (cli.config_path.empty()) cli.config_path = default_config_path();
+    if (cli.config_path.empty()) {
+      if (print)
+        fmt::print(stderr, "k25comm: error: no --sizes given and no default config found; looked for {}\n",
+                   fmt::join(default_config_candidates(), ", "));
+      cli.command = Command::exit_now;
+      cli.exit_code = static_cast<int>(ExitCode::bad_usage);
+    }
   }
   return cli;
 }

@@ -59,8 +59,12 @@ CommandLine parse_command_line(int argc, char** argv, bool print);
 // Applies flags over a loaded config; throws ConfigError/UsageError for bad values (exit 2).
 void apply_overrides(const ConfigOverrides& overrides, RunConfig& config);
 
-// The config used when --sizes is not given: configs/kimi.yaml under the working directory, else the source
-// tree's.
+// Where the config is looked for when --sizes is not given, in order: configs/kimi.yaml under the working
+// directory, then beside the executable (an install's share/k25comm/configs/, a build directory's source
+// tree: common/shared_files.hpp). `k25comm --help` lists them.
+std::vector<std::string> default_config_candidates();
+
+// The first of default_config_candidates() that exists; empty when none does.
 std::string default_config_path();
 
 }  // namespace k25

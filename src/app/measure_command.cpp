@@ -115,7 +115,8 @@ std::string plan_summary(const std::vector<MeasuredCount>& schedule, const std::
 
 }  // namespace
 
-int run_measure_command(const RunConfig& config, const CommandLine& cli, const RankContext& context) {
+int run_measure_command(const RunConfig& config, const CommandLine& cli, const RankContext& context,
+                        const NcclBackend& nccl) {
   const std::string started_at = utc_now_iso8601();
   validate_for_ranks(config, context.size());
   const bool serve_asked = config.sweep.run_serve && !config.serve.endpoint.empty();
@@ -133,7 +134,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     if (serve_asked) check_endpoint_reachable(config.serve);
   });
 
-  ChosenTransport chosen = make_transport(config, context);
+  ChosenTransport chosen = make_transport(config, context, nccl);
   Transport& transport = *chosen.transport;
   const bool graph_capable = transport.supports_graph();
   std::vector<TimingMode> modes;
@@ -146,7 +147,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
         "--modes graph: the {} transport has no graph mode (CUDA graphs need --backend nccl on GPUs), so "
         "nothing would be measured; add eager (--modes eager,graph) or run on the nccl transport",
         transport.name()));
-  TopologyInfo topology = probe_topology(context, transport.device());
+  TopologyInfo topology = probe_topology(context, transport.device(), nccl);
   if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
   const std::vector<std::string>& hosts = context.hosts();
   const std::map<std::string, int> host_cores = gather_host_cores(context, hosts);

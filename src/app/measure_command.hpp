@@ -5,10 +5,13 @@
 #include "app/command_line.hpp"
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
+#include "transport/nccl_backend.hpp"
 
 namespace k25 {
 
 // Collective. Returns the exit code: 0, or 1 when any result had wrong elements; throws k25 errors otherwise.
-int run_measure_command(const RunConfig& config, const CommandLine& cli, const RankContext& context);
+// `nccl`: the NCCL backend main linked (nccl::nccl_backend() or absent_nccl_backend()).
+int run_measure_command(const RunConfig& config, const CommandLine& cli, const RankContext& context,
+                        const NcclBackend& nccl);
 
 }  // namespace k25

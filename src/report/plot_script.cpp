@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "common/shared_files.hpp"
+
 namespace k25 {
 
 namespace fs = std::filesystem;
@@ -34,22 +36,7 @@ std::string find_plot_script(const std::string& explicit_path) {
 std::string find_tool_script(const std::string& explicit_path, const std::string& name, const char* env_var) {
   if (!explicit_path.empty()) return explicit_path;
   if (const char* from_env = std::getenv(env_var); from_env && *from_env) return from_env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  // Build trees (build/k25comm, build/tests/x) and installs (prefix/bin/k25comm -> prefix/share/k25comm).
-  for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    for (const fs::path& candidate : {dir / "tools" / name, dir / "share" / "k25comm" / name}) {
-      if (fs::is_regular_file(candidate, ec)) return candidate.string();
-    }
-    if (dir == dir.root_path()) break;
-  }
-#ifdef K25_SOURCE_DIR
-  if (fs::is_regular_file(fs::path(K25_SOURCE_DIR) / "tools" / name, ec)) {
-    return (fs::path(K25_SOURCE_DIR) / "tools" / name).string();
-  }
-#endif
-  return {};
+  return first_existing_file(shared_file_candidates(fs::path("tools") / name)).string();
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv) {

@@ -15,8 +15,9 @@ std::string plot_python();
 // Exit code of the plot scripts (tools/plot-report, tools/plot-capture) when matplotlib cannot be imported.
 inline constexpr int kPlotScriptNoMatplotlib = 3;
 
-// The plot script: `explicit_path` when given, else $K25_PLOT_SCRIPT, else tools/plot-report beside or above
-// the running executable, else the source tree it was built from. Empty when none is found.
+// The plot script: `explicit_path` when given, else $K25_PLOT_SCRIPT, else tools/plot-report under the
+// running executable's shared-file roots (an install's share/k25comm, a build directory's source tree:
+// common/shared_files.hpp). Empty when none is found.
 std::string find_plot_script(const std::string& explicit_path);
 
 // The same search for any script of tools/ called `name`, overridden by the environment variable `env_var`.

@@ -10,19 +10,19 @@
 
 #include "common/error.hpp"
 #include "topology/link_limits.hpp"
-#include "topology/local_gpu.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/pcie_sysfs.hpp"
 #include "topology/topology_label.hpp"
 
 namespace k25 {
 
-GpuInfo read_gpu_info(const RankContext& context, int device, std::vector<int>* peer_row,
-                      std::vector<std::string>* visible_bus_ids, std::string* nccl_version) {
+GpuInfo read_gpu_info(const RankContext& context, int device, const NcclBackend& nccl,
+                      std::vector<int>* peer_row, std::vector<std::string>* visible_bus_ids,
+                      std::string* nccl_version) {
   GpuInfo info;
   info.rank = context.rank();
   info.host = context.host();
-  const LocalGpu local = read_local_gpu(context, device);
+  const LocalGpu local = nccl.read_local_gpu(context, device);
   if (peer_row != nullptr) *peer_row = local.peer_access;
   if (visible_bus_ids != nullptr) *visible_bus_ids = local.visible_bus_ids;
   if (nccl_version != nullptr) *nccl_version = local.nccl_version;
@@ -70,7 +70,7 @@ GpuInfo read_gpu_info(const RankContext& context, int device, std::vector<int>* 
   return info;
 }
 
-TopologyInfo probe_topology(const RankContext& context, int device) {
+TopologyInfo probe_topology(const RankContext& context, int device, const NcclBackend& nccl) {
   TopologyInfo info;
   if (device < 0) {
     label_topology(info, context.host_count());
@@ -80,7 +80,7 @@ TopologyInfo probe_topology(const RankContext& context, int device) {
   std::vector<int> peer_row;
   std::vector<std::string> visible;
   std::string nccl_version;
-  const GpuInfo mine = read_gpu_info(context, device, &peer_row, &visible, &nccl_version);
+  const GpuInfo mine = read_gpu_info(context, device, nccl, &peer_row, &visible, &nccl_version);
   const std::string record =
       nlohmann::json{{"gpu", mine}, {"visible", visible}, {"peers", peer_row}, {"nccl", nccl_version}}.dump();
 

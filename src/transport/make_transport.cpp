@@ -7,17 +7,16 @@
 #include "common/first_problem.hpp"
 #include "transport/delayed_arrival.hpp"
 #include "transport/mpi_transport.hpp"
-#include "transport/nccl_availability.hpp"
 
 namespace k25 {
 namespace {
 
-ChosenTransport choose(const RunConfig& config, const RankContext& context) {
+ChosenTransport choose(const RunConfig& config, const RankContext& context, const NcclBackend& nccl) {
   const Backend backend = config.transport.backend;
   if (backend == Backend::mpi)
     return {std::make_unique<MpiTransport>(transport_options(config), context),
             "mpi: asked for with --backend mpi"};
-  if (!nccl_transport_built()) {
+  if (!nccl.built) {
     if (backend == Backend::nccl)
       throw UsageError(
           "--backend nccl: this k25comm was built without CUDA/NCCL (rebuild where both are found)");
@@ -26,7 +25,7 @@ ChosenTransport choose(const RunConfig& config, const RankContext& context) {
   }
   // Every rank must take the same transport: the first rank's problem (a host without a GPU for each of its
   // ranks) decides for all.
-  const DevicePlacement placement = choose_nccl_device(context, config.transport.emulate_ranks);
+  const DevicePlacement placement = nccl.choose_device(context, config.transport.emulate_ranks);
   const std::string problem = first_problem(context.world(), placement.problem);
   if (!problem.empty()) {
     if (backend == Backend::nccl)
@@ -37,7 +36,7 @@ ChosenTransport choose(const RunConfig& config, const RankContext& context) {
   const std::string where = config.transport.emulate_ranks
                                 ? "emulated ranks: every rank on a visible GPU, several per GPU"
                                 : "one GPU per rank";
-  return {make_nccl_transport(transport_options(config), context, placement.device),
+  return {nccl.make(transport_options(config), context, placement.device),
           fmt::format("nccl: {} ({})", how, where)};
 }
 
@@ -51,8 +50,8 @@ TransportOptions transport_options(const RunConfig& config) {
   return options;
 }
 
-ChosenTransport make_transport(const RunConfig& config, const RankContext& context) {
-  ChosenTransport chosen = choose(config, context);
+ChosenTransport make_transport(const RunConfig& config, const RankContext& context, const NcclBackend& nccl) {
+  ChosenTransport chosen = choose(config, context, nccl);
   if (const auto delay = parse_delay_spec(config.transport.inject_delay);
       delay && delay->rank == context.rank())
     chosen.transport = std::make_unique<DelayedArrival>(std::move(chosen.transport), delay->microseconds);

@@ -7,6 +7,7 @@
 
 #include "common/rank_context.hpp"
 #include "config/run_config.hpp"
+#include "transport/nccl_backend.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_options.hpp"
 
@@ -17,7 +18,8 @@ struct ChosenTransport {
   std::string reason;
 };
 
-ChosenTransport make_transport(const RunConfig& config, const RankContext& context);
+// `nccl`: the NCCL backend the app linked (nccl::nccl_backend() or absent_nccl_backend()).
+ChosenTransport make_transport(const RunConfig& config, const RankContext& context, const NcclBackend& nccl);
 
 // What the transports take from the run's configuration.
 TransportOptions transport_options(const RunConfig& config);

@@ -19,7 +19,7 @@
 #include "plan/hang_spec.hpp"
 #include "plan/rank_ops.hpp"
 #include "transport/make_transport.hpp"
-#include "transport/nccl_availability.hpp"
+#include "transport/nccl/nccl_backend.hpp"
 
 namespace {
 
@@ -46,9 +46,10 @@ std::vector<k25::OpBurst> bursts_of(const std::vector<k25::DecodeStepPlan>& plan
 // The nccl transport on the device k25comm would choose for this rank.
 std::unique_ptr<k25::Transport> make_transport(const k25::RankContext& context,
                                                const k25::RunConfig& config) {
-  const k25::DevicePlacement placement = k25::choose_nccl_device(context, config.transport.emulate_ranks);
+  const k25::NcclBackend& nccl = k25::nccl::nccl_backend();
+  const k25::DevicePlacement placement = nccl.choose_device(context, config.transport.emulate_ranks);
   if (!placement.problem.empty()) throw k25::UsageError(placement.problem);
-  return k25::make_nccl_transport(k25::transport_options(config), context, placement.device);
+  return nccl.make(k25::transport_options(config), context, placement.device);
 }
 
 double mean(const std::vector<double>& v) {

@@ -7,6 +7,7 @@
 #include "common/rank_context.hpp"
 #include "gpu_skip.hpp"
 #include "topology/topology_probe.hpp"
+#include "transport/nccl/nccl_backend.hpp"
 
 int main(int argc, char** argv) {
   k25::gpu_test::skip_without_device("topology probe");
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   {
     const k25::RankContext context(60.0);
-    const k25::TopologyInfo info = k25::probe_topology(context, 0);
+    const k25::TopologyInfo info = k25::probe_topology(context, 0, k25::nccl::nccl_backend());
     if (context.is_coordinator()) {
       std::printf("%s\n", nlohmann::json(info).dump(2).c_str());
       const auto& gpu = info.gpus.at(0);

@@ -103,12 +103,72 @@ TEST_CASE("phases can be left out", "[plan]") {
   CHECK(plan_decode_step(c.model, c.routing, c.sweep, 1, 8).phases.size() == 2);
 }
 
-TEST_CASE("buffer sizes are the largest any op needs", "[plan]") {
-  const RunConfig c = kimi();
-  const DecodeStepPlan plan = plan_decode_step(c.model, c.routing, c.sweep, 8, 4);
-  CHECK(plan.phases[0].max_send_bytes_per_rank() == 114688);
-  std::uint64_t largest = 0;
-  for (const auto& m : plan.phases[1].matrices)
-    for (int r = 0; r < 4; ++r) largest = std::max(largest, m.row_sum(r));
-  CHECK(plan.phases[1].max_send_bytes_per_rank() == largest);
+namespace {
+
+// A small model whose routing is fixed whatever the seed: every token picks all 8 experts (2 per rank on 4
+// ranks), so each token reaches every rank. Hidden 256: an fp8 dispatch copy is 256 + 256/128 x 4 scale bytes
+// + 16 header bytes = 280 bytes, a bf16 combine copy 256 x 2 = 512 bytes.
+ModelSpec every_expert_model() {
+  ModelSpec model;
+  model.name = "every-expert";
+  model.hidden_size = 256;
+  model.num_layers = 3;
+  model.dense_layers = 1;
+  model.routed_experts = 8;
+  model.experts_per_token = 8;
+  model.allreduces_per_layer = 2;
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("buffer sizes per rank: exact bytes of a small model, by hand", "[plan]") {
+  const ModelSpec model = every_expert_model();
+  RoutingSpec routing;
+  SweepSpec sweep;
+  const int tokens = 5, ranks = 4;
+  REQUIRE(dispatch_bytes_per_copy(model) == 280);
+  REQUIRE(combine_bytes_per_copy(model) == 512);
+
+  SECTION("one copy per token and destination rank") {
+    routing.copies = CopyGranularity::per_rank;
+    const DecodeStepPlan plan = plan_decode_step(model, routing, sweep, tokens, ranks);
+    REQUIRE(plan.phases.size() == 3);
+    // AllReduce: 5 tokens x 256 x 2 bytes (bf16), the same buffer sent and received.
+    CHECK(plan.phases[0].max_send_bytes_per_rank() == 2560);
+    CHECK(plan.phases[0].max_recv_bytes_per_rank() == 2560);
+    // Dispatch: 5 tokens x 4 destination ranks = 20 copies of 280 bytes out of each rank, and 4 source ranks
+    // x 5 tokens = 20 copies into each rank.
+    CHECK(plan.phases[1].max_send_bytes_per_rank() == 5600);
+    CHECK(plan.phases[1].max_recv_bytes_per_rank() == 5600);
+    // Combine: the same 20 copies back, 512 bytes each.
+    CHECK(plan.phases[2].max_send_bytes_per_rank() == 10240);
+    CHECK(plan.phases[2].max_recv_bytes_per_rank() == 10240);
+    // 3 layers x 2 AllReduces; 2 MoE layers, each op moving 4 ranks x 20 copies in all.
+    CHECK(plan.phases[0].ops.size() == 6);
+    REQUIRE(plan.phases[1].ops.size() == 2);
+    for (const CommOp& op : plan.phases[1].ops) CHECK(op.bytes == 22400);
+    for (const CommOp& op : plan.phases[2].ops) CHECK(op.bytes == 40960);
+  }
+
+  SECTION("one copy per token and expert") {
+    routing.copies = CopyGranularity::per_expert;
+    const DecodeStepPlan plan = plan_decode_step(model, routing, sweep, tokens, ranks);
+    REQUIRE(plan.phases.size() == 3);
+    // Dispatch: 5 tokens x 8 experts = 40 copies of 280 bytes out; 4 ranks x 5 tokens x 2 local experts = 40
+    // in.
+    CHECK(plan.phases[1].max_send_bytes_per_rank() == 11200);
+    CHECK(plan.phases[1].max_recv_bytes_per_rank() == 11200);
+    CHECK(plan.phases[2].max_send_bytes_per_rank() == 20480);
+    CHECK(plan.phases[2].max_recv_bytes_per_rank() == 20480);
+  }
+
+  SECTION("fp32 AllReduce doubles its buffer; a copy's bytes follow the dispatch dtype") {
+    sweep.allreduce_dtype = Dtype::fp32;
+    ModelSpec bf16_dispatch = model;
+    bf16_dispatch.dispatch_dtype = Dtype::bf16;
+    const DecodeStepPlan plan = plan_decode_step(bf16_dispatch, routing, sweep, tokens, ranks);
+    CHECK(plan.phases[0].max_send_bytes_per_rank() == 5120);   // 5 x 256 x 4
+    CHECK(plan.phases[1].max_send_bytes_per_rank() == 10240);  // 20 copies x 256 x 2
+  }
 }

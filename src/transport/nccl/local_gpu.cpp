@@ -1,5 +1,5 @@
 // The CUDA runtime's view of this rank's GPU for the topology probe: bus id, name, peer access, NCCL version.
-#include "topology/local_gpu.hpp"
+#include "transport/nccl/local_gpu.hpp"
 
 #include <array>
 #include <cctype>
@@ -11,7 +11,7 @@
 
 #include "transport/nccl/device_selection.hpp"
 
-namespace k25 {
+namespace k25::nccl {
 namespace {
 
 // cudaDeviceGetPCIBusId writes "0000:3B:00.0"; sysfs and NVML comparisons want lower case.
@@ -24,7 +24,7 @@ std::string lower(std::string text) {
 
 LocalGpu read_local_gpu(const RankContext&, int device) {
   LocalGpu gpu;
-  const int devices = nccl::visible_device_count();
+  const int devices = visible_device_count();
   if (device < 0 || device >= devices) return gpu;
   gpu.present = true;
   gpu.cuda_index = device;
@@ -62,4 +62,4 @@ LocalGpu read_local_gpu(const RankContext&, int device) {
   return gpu;
 }
 
-}  // namespace k25
+}  // namespace k25::nccl

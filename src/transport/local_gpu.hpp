@@ -1,12 +1,9 @@
-// What the CUDA runtime says about the GPU this rank drives under the nccl transport. Declared here so that
-// the topology probe (in k25core, no CUDA headers) can ask; defined by src/transport/nccl/local_gpu.cpp where
-// the NCCL transport is built, else by src/transport/nccl_absent.cpp (present = false).
+// What the CUDA runtime says about the GPU this rank drives under the nccl transport: read by the NCCL
+// backend (NcclBackend::read_local_gpu), used by the topology probe. Plain data, no CUDA headers.
 #pragma once
 
 #include <string>
 #include <vector>
-
-#include "common/rank_context.hpp"
 
 namespace k25 {
 
@@ -23,8 +20,5 @@ struct LocalGpu {
   std::string nccl_version;         // runtime NCCL version, e.g. "2.28.9"
   std::string cuda_driver_version;  // e.g. "13.0" (cudaDriverGetVersion)
 };
-
-// Not collective. `device`: the visible CUDA device this rank drives (the nccl transport's choice).
-LocalGpu read_local_gpu(const RankContext& context, int device);
 
 }  // namespace k25

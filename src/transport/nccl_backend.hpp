@@ -1,0 +1,33 @@
+// The NCCL transport as k25core sees it: one small table of functions, filled by k25nccl where CUDA and NCCL
+// were found (nccl::nccl_backend(), transport/nccl/nccl_backend.hpp), else by absent_nccl_backend(). Only the
+// app knows which one is linked and passes it down, so that k25core links on its own in every build.
+#pragma once
+
+#include <memory>
+
+#include "common/rank_context.hpp"
+#include "transport/device_placement.hpp"
+#include "transport/local_gpu.hpp"
+#include "transport/transport.hpp"
+#include "transport/transport_options.hpp"
+
+namespace k25 {
+
+struct NcclBackend {
+  // Whether the NCCL transport was built; false for absent_nccl_backend().
+  bool built = false;
+  // Collective over context.node(): the visible CUDA device this rank would drive (device_placement's rules,
+  // checked over the host), or why it cannot.
+  DevicePlacement (*choose_device)(const RankContext& context, bool emulate_ranks) = nullptr;
+  // Collective over context.world(): the transport on `device` (from choose_device).
+  std::unique_ptr<Transport> (*make)(const TransportOptions& options, const RankContext& context,
+                                     int device) = nullptr;
+  // Not collective: what the CUDA runtime says about visible device `device` (present = false without one).
+  LocalGpu (*read_local_gpu)(const RankContext& context, int device) = nullptr;
+};
+
+// The stand-in where k25comm was built without CUDA/NCCL: nothing built, no device (the problem says why), no
+// transport (UsageError), no GPU to read.
+const NcclBackend& absent_nccl_backend();
+
+}  // namespace k25
