@@ -139,9 +139,9 @@ void alltoall_bursts(const ModelSpec& model, const RoutingSpec& routing, int tok
     dispatch.matrices.push_back(copies.scaled(dispatch.bytes_per_copy));
     combine.matrices.push_back(copies.transposed().scaled(combine.bytes_per_copy));
     dispatch.ops.push_back(
-        {Phase::dispatch, layer, static_cast<std::size_t>(dispatch.matrices.back().total()), index});
+        {Phase::dispatch, layer, static_cast<std::size_t>(dispatch.matrices.back().total()), index, {}});
     combine.ops.push_back(
-        {Phase::combine, layer, static_cast<std::size_t>(combine.matrices.back().total()), index});
+        {Phase::combine, layer, static_cast<std::size_t>(combine.matrices.back().total()), index, {}});
   }
 }
 
