@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -230,8 +231,8 @@ void MpiTransport::run_collective(const PreparedBurst& burst, std::size_t op_ind
 // they not (one rank), its own watchdog does.
 void MpiTransport::stall(const PreparedBurst& burst, std::size_t op_index) {
   const OpPoint point{"the hang injected by --inject-hang ahead", burst.burst, op_index, 0, false};
-  std::unique_ptr<ArmedWait> armed;
-  if (watchdog_) armed = std::make_unique<ArmedWait>(*watchdog_, point);
+  std::optional<ArmedWait> armed;
+  if (watchdog_) armed.emplace(*watchdog_, point);
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::duration<double>(context_.collective_timeout_s() + 120.0);
   while (std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
