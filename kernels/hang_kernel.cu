@@ -2,16 +2,11 @@
 // passes).
 #include <cstdint>
 
+#include "global_timer.cuh"
 #include "k25_kernels.h"
 
 namespace k25::kernels {
 namespace {
-
-__device__ inline std::uint64_t global_timer_ns() {
-  std::uint64_t now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
 
 __global__ void spin(const volatile int* release_flag, std::uint64_t max_ns) {
   const std::uint64_t start = global_timer_ns();

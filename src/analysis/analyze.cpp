@@ -3,6 +3,7 @@
 
 #include "analysis/attribution.hpp"
 #include "analysis/headline.hpp"
+#include "analysis/join_cost.hpp"
 #include "analysis/latency_fit.hpp"
 #include "analysis/report_notes.hpp"
 
@@ -16,6 +17,7 @@ void analyze_report(RunReport& report) {
       result.link_fraction.reset();
     }
   }
+  fill_join_costs(report.results);
   const std::vector<AttributionRow> attribution =
       attribute_decode_time(report.results, report.serve.levels, report.run.ranks);
   report.attribution = attribution;

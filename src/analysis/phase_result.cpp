@@ -86,6 +86,19 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
   if (r.mode == TimingMode::graph) j["above_graph_sizes"] = r.above_graph_sizes;
   if (r.link_fraction) j["link_fraction"] = *r.link_fraction;
   if (r.busbw_max_gbps) j["busbw_max_gbps"] = *r.busbw_max_gbps;
+  if (r.decode) {
+    const DecodeFigures& d = *r.decode;
+    const auto optional_number = [](const std::optional<double>& value) {
+      return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
+    j["decode"] = {{"gap_configured_us", d.gap_configured_us},
+                   {"skew_us", d.skew_us},
+                   {"gap_expected_us", d.gap_expected_us},
+                   {"gap_measured_us", d.gap_measured_us},
+                   {"comm_us", d.comm_us},
+                   {"join_cost", optional_number(d.join_cost)},
+                   {"comm_over_back_to_back", optional_number(d.comm_over_back_to_back)}};
+  }
 }
 
 void from_json(const nlohmann::json& j, PhaseResult& r) {
@@ -127,6 +140,17 @@ void from_json(const nlohmann::json& j, PhaseResult& r) {
   // Reports before graph padding measured what they were asked.
   r.requested_tokens = json_integer_or(j, "requested_tokens", r.tokens, 1, kMaxTokens);
   r.above_graph_sizes = j.value("above_graph_sizes", false);
+  r.decode.reset();
+  if (const auto decode = j.find("decode"); decode != j.end() && !decode->is_null()) {
+    DecodeFigures d;
+    d.gap_configured_us = decode->at("gap_configured_us").get<double>();
+    d.skew_us = decode->at("skew_us").get<double>();
+    d.gap_expected_us = decode->at("gap_expected_us").get<double>();
+    d.gap_measured_us = decode->at("gap_measured_us").get<Stats>();
+    d.comm_us = decode->at("comm_us").get<Stats>();
+    // join_cost and comm_over_back_to_back are derived: analyze_report recomputes them.
+    r.decode = d;
+  }
 }
 
 }  // namespace k25

@@ -13,6 +13,20 @@
 
 namespace k25 {
 
+// Decode mode's own figures (mode == decode only).
+struct DecodeFigures {
+  double gap_configured_us =
+      0;                       // the step's configured gaps without skew (sweep.decode_*), same on every rank
+  double skew_us = 0;          // sweep.decode_skew_us: each gap of a rank is longer by up to this
+  double gap_expected_us = 0;  // the coordinator's configured gaps of one step, its skew included
+  Stats gap_measured_us;       // the coordinator's gaps of one step as its clock measured them, per trial
+  Stats comm_us;               // communication within a step: step minus that rank's measured gaps, max over
+                               // ranks per trial
+  // Derived (analysis, recomputed on read) where an eager result of the same phase and tokens exists:
+  std::optional<double> join_cost;               // op_us p50 here / eager op_us p50 (back to back)
+  std::optional<double> comm_over_back_to_back;  // comm_us p50 / eager step_us p50
+};
+
 struct PhaseResult {
   Phase phase = Phase::allreduce;
   std::optional<CollectiveKind>
@@ -52,6 +66,7 @@ struct PhaseResult {
   bool checked = false;                 // whether the correctness pass ran
   int slowest_rank = 0;  // the rank the others waited for: latest median arrival at the step (host clock)
   double arrival_lead_us = 0;  // how much later it arrived than the median rank (us): near 0, no straggler
+  std::optional<DecodeFigures> decode;  // decode mode only
 };
 
 void to_json(nlohmann::json& j, const PhaseResult& r);

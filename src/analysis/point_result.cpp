@@ -5,6 +5,7 @@
 
 #include "analysis/bandwidth.hpp"
 #include "common/stats.hpp"
+#include "plan/decode_gaps.hpp"
 
 namespace k25 {
 
@@ -41,7 +42,7 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
 
   if (!point.op_us.empty()) {
     r.op_us = summarize(point.op_us);
-    r.op_us_source = "per_op_pass";
+    r.op_us_source = mode == TimingMode::decode ? "decode_trials" : "per_op_pass";
     r.op_iterations = static_cast<int>(point.op_us.size() / std::max<std::size_t>(phase.ops.size(), 1));
   } else {
     std::vector<double> per_op;
@@ -50,16 +51,27 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
     r.op_us_source = "step_over_ops";
   }
 
-  const double op_time_us = r.ops_per_step > 0 ? r.step_us.p50 / r.ops_per_step : 0;
+  // Decode mode: the bandwidth of the communication alone (the step holds the gaps too).
+  const double comm_p50 = mode == TimingMode::decode ? summarize(point.comm_us).p50 : r.step_us.p50;
+  const double op_time_us = r.ops_per_step > 0 ? comm_p50 / r.ops_per_step : 0;
   r.algbw_gbps = algbw_gbps(bytes_per_rank_per_op, op_time_us);
   r.busbw_gbps = r.algbw_gbps * busbw_factor(phase.kind, phase.ranks);
   if (phase.kind ==
       CollectiveKind::alltoallv)  // the step is the slowest rank's: its bytes are the hot rank's
     r.busbw_max_gbps = algbw_gbps(r.bytes_per_rank_max, op_time_us) * busbw_factor(phase.kind, phase.ranks);
-  r.device_only = timing.device_only;
+  r.device_only = timing.device_only && mode != TimingMode::decode;  // decode mode never holds the stream
   if (!timing.launch_is_step && !point.launch_us.empty()) {
     r.launch_us = summarize(point.launch_us);
     r.launch_bound = r.launch_us->p50 > 0.5 * r.step_us.p50;
+  }
+  if (mode == TimingMode::decode) {
+    DecodeFigures decode;
+    decode.gap_configured_us = configured_gaps_us(phase, timing.decode);
+    decode.skew_us = timing.decode.skew_us;
+    for (const double gap : decode_gaps_us(phase, 0, timing.decode)) decode.gap_expected_us += gap;
+    decode.gap_measured_us = summarize(point.gap_us);
+    decode.comm_us = summarize(point.comm_us);
+    r.decode = decode;
   }
   r.wrong = point.wrong;
   r.checked = point.checked_ops > 0;

@@ -14,11 +14,13 @@ namespace k25 {
 
 // `checked` says whether the correctness pass verified any op. algbw uses the p50 step time divided by
 // ops_per_step and the mean bytes per rank per op. In graph mode op_us is the per-trial step time divided by
-// ops_per_step (op_us_source "step_over_ops").
+// ops_per_step (op_us_source "step_over_ops"). Decode mode: algbw uses the p50 communication time (step minus
+// gaps), op_us comes from the timed trials (op_us_source "decode_trials"), and `decode` holds the gaps.
 // How the point was timed, beyond its plan and mode.
 struct TimingFacts {
   bool launch_is_step = false;  // the transport completes each op before launch returns (host transport)
   bool device_only = false;     // the stream was held until the burst was enqueued
+  DecodeGapSpec decode;         // decode mode's gaps (sweep.decode_*)
 };
 
 // launch_us is left out where launch_is_step (it would repeat step_us). launch_bound: the host's enqueue time

@@ -1,5 +1,6 @@
 // CLI11 definition of k25comm's flags and subcommands, and how flags override the YAML config.
 #include "app/command_line.hpp"
+#include "app/gaps_from_option.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -189,8 +190,22 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->check(number_check(0, false));
   app.add_option("--phases", phases, "phases to run: allreduce,alltoall,serve")
       ->check(list_of(one_of({"allreduce", "alltoall", "serve"})));
-  app.add_option("--modes", modes, "timing modes: eager,graph (graph needs the nccl transport)")
-      ->check(list_of(one_of({"eager", "graph"})));
+  app.add_option("--modes", modes,
+                 "timing modes: eager,graph,decode (graph needs the nccl transport; decode: a compute gap "
+                 "before each op, sweep.decode_*)")
+      ->check(list_of(one_of({"eager", "graph", "decode"})));
+  app.add_option("--decode-gap", o.decode_gap_us, "decode mode: compute gap before every op, us")
+      ->check(number_check(0, true, 1e6));
+  app.add_option("--decode-layer-gap", o.decode_layer_gap_us,
+                 "decode mode: compute per decoder layer, us, split over the layer's ops")
+      ->check(number_check(0, true, 1e6));
+  app.add_option("--decode-skew", o.decode_skew_us,
+                 "decode mode: largest seeded extra gap per rank and op, us (unequal arrival)")
+      ->check(number_check(0, true, 1e6));
+  app.add_option("--gaps-from", o.gaps_from,
+                 "decode mode: compute per layer = TPOT minus the step's communication, from a report.json "
+                 "with serve results, spread over the layers")
+      ->check(CLI::ExistingFile);
   app.add_option("--backend", o.backend, "transport: auto, nccl or mpi")
       ->check(one_of({"auto", "nccl", "mpi"}));
   app.add_option("--timeout", o.timeout_s, "seconds a collective may take before the run aborts (exit 3)")
@@ -392,6 +407,10 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
   if (o.prompt_tokens) c.serve.prompt_tokens = *o.prompt_tokens;
   if (o.request_rate) c.serve.request_rate = *o.request_rate;
   if (o.inject_hang) c.transport.inject_hang = *o.inject_hang;
+  if (o.decode_gap_us) c.sweep.decode.gap_us = *o.decode_gap_us;
+  if (o.decode_layer_gap_us) c.sweep.decode.layer_gap_us = *o.decode_layer_gap_us;
+  if (o.decode_skew_us) c.sweep.decode.skew_us = *o.decode_skew_us;
+  if (o.gaps_from) apply_gaps_from(*o.gaps_from, c);
   validate_config(c);
 }
 

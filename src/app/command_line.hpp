@@ -30,6 +30,8 @@ struct ConfigOverrides {
   std::optional<int> requests, max_tokens, prompt_tokens;
   std::optional<double> request_rate;
   std::optional<std::string> inject_hang, inject_delay;
+  std::optional<double> decode_gap_us, decode_layer_gap_us, decode_skew_us;
+  std::optional<std::string> gaps_from;  // --gaps-from SERVE_REPORT.json (overrides --decode-layer-gap)
 };
 
 struct CommandLine {

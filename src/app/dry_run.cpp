@@ -1,12 +1,15 @@
 // Renders decode-step plans as text and JSON without communicating.
 #include "app/dry_run.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "common/count_noun.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
+#include "plan/decode_gaps.hpp"
 #include "plan/graph_padding.hpp"
 #include "report/atomic_file.hpp"
 
@@ -83,6 +86,16 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
   if (const std::string padding = describe_graph_padding(schedule, config.sweep.graph_sizes);
       !padding.empty())
     fmt::print(out, "# graph mode pads token counts to capture sizes (sweep.graph_sizes): {}\n", padding);
+  const bool decode = std::find(config.sweep.modes.begin(), config.sweep.modes.end(), TimingMode::decode) !=
+                      config.sweep.modes.end();
+  if (decode) {
+    const DecodeGapSpec& gaps = config.sweep.decode;
+    fmt::print(out,
+               "# decode mode: {:g} us of compute before every op + {:g} us per layer split over its ops + a "
+               "seeded skew up to {:g} us (seed {}); gaps per step in plan.json (decode_gaps_us)\n",
+               gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed);
+    if (!gaps.gaps_from.empty()) fmt::print(out, "# {}\n", gaps.gaps_from);
+  }
   fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}  {}\n", "tokens", "phase",
              "dtype", "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank",
              "measured for (mode: tokens asked)");
@@ -113,6 +126,12 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
           phase.max_send_bytes_per_rank(), phase.max_recv_bytes_per_rank(), measured_for);
     }
     nlohmann::json plan_json = plan_to_json(plan);
+    if (decode) {
+      nlohmann::json gaps = nlohmann::json::object();
+      for (const auto& phase : plan.phases)
+        gaps[to_string(phase.phase)] = configured_gaps_us(phase, config.sweep.decode);
+      plan_json["decode_gaps_us"] = gaps;  // per step, without skew
+    }
     plan_json["measured_for"] = measured_json;
     plans.push_back(std::move(plan_json));
   }

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "analysis/analyze.hpp"
 #include "analysis/chrome_trace.hpp"
+#include "analysis/join_cost.hpp"
 #include "analysis/journal_records.hpp"
 #include "analysis/point_result.hpp"
 #include "analysis/report_notes.hpp"
@@ -24,6 +26,7 @@
 #include "gather/coordinator_step.hpp"
 #include "gather/gathered_point.hpp"
 #include "measure/measure_point.hpp"
+#include "plan/decode_gaps.hpp"
 #include "plan/graph_padding.hpp"
 #include "plan/hang_spec.hpp"
 #include "plan/rank_ops.hpp"
@@ -139,7 +142,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   const bool graph_capable = transport.supports_graph();
   std::vector<TimingMode> modes;
   for (TimingMode mode : config.sweep.modes)
-    if (mode == TimingMode::eager || graph_capable) modes.push_back(mode);
+    if (mode != TimingMode::graph || graph_capable) modes.push_back(mode);
   const bool comm_asked = config.sweep.run_allreduce || config.sweep.run_alltoall;
   // Every rank knows the transport's answer: a run that would measure none of its modes stops on all of them.
   if (comm_asked && modes.empty())
@@ -182,6 +185,18 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
       run.notes.push_back(
           "device-only timing: each trial's stream was held by a blocking kernel until the whole burst was "
           "enqueued, so step times exclude the host's launch cost (a serving engine pays it in eager mode)");
+    if (std::count(modes.begin(), modes.end(), TimingMode::decode) > 0) {
+      const DecodeGapSpec& gaps = config.sweep.decode;
+      run.notes.push_back(
+          fmt::format("decode mode: before each op a compute gap of {:g} us, plus {:g} us per decoder layer "
+                      "split over its "
+                      "ops, plus a seeded skew of up to {:g} us per rank and op (seed {}); {}. Step = gaps + "
+                      "communication; comm = step minus the rank's measured gaps",
+                      gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed,
+                      transport.completes_on_launch() ? "the host transport busy-waits for each gap"
+                                                      : "each gap is a GPU busy kernel on the op stream"));
+      if (!gaps.gaps_from.empty()) run.notes.push_back(gaps.gaps_from);
+    }
     if (!graph_capable &&
         std::count(config.sweep.modes.begin(), config.sweep.modes.end(), TimingMode::graph) > 0)
       run.notes.push_back("graph mode needs the nccl transport (CUDA graphs); only eager mode was measured");
@@ -211,13 +226,14 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     plans.push_back(
         plan_decode_step(config.model, config.routing, config.sweep, count.tokens, context.size()));
   // What this rank issues for each phase of each plan: op descriptors, without the model.
-  const RankOpOptions op_options{config.sweep.include_permute, parse_hang_spec(config.transport.inject_hang)};
+  const RankOpOptions op_options{
+      config.sweep.include_permute, parse_hang_spec(config.transport.inject_hang), {}};
   std::vector<OpBurst> bursts;  // plan by plan, phase by phase
   for (const auto& plan : plans)
     for (const auto& phase : plan.phases) bursts.push_back(burst_for_rank(phase, context.rank(), op_options));
   if (config.sweep.device_only) check_device_only(bursts, transport);
   transport.allocate(largest_buffers(bursts, context.size()));
-  const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only};
+  const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only, config.sweep.decode};
 
   int total_points = 0, done_points = 0;
   for (std::size_t i = 0; i < plans.size(); ++i)
@@ -234,13 +250,22 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     for (std::size_t plan_index = 0; plan_index < plans.size(); ++plan_index) {
       for (const auto& phase : plans[plan_index].phases) {
         const BurstId burst = transport.prepare(bursts[next_burst++]);
+        std::optional<BurstId>
+            decode_burst;  // the same ops with this rank's gaps, prepared when first needed
         for (const ModeRequests& measured : schedule[plan_index].modes) {
           const TimingMode mode = measured.mode;
+          if (mode == TimingMode::decode && !decode_burst) {
+            RankOpOptions with_gaps = op_options;
+            with_gaps.gaps_us = decode_gaps_us(phase, context.rank(), config.sweep.decode);
+            decode_burst = transport.prepare(burst_for_rank(phase, context.rank(), with_gaps));
+          }
           if (state)
             state->progress.show(
                 done_points, total_points,
                 fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
-          const PointSamples samples = measure_point(transport, phase, burst, mode, config.sweep, context);
+          const PointSamples samples =
+              measure_point(transport, phase, mode == TimingMode::decode ? *decode_burst : burst, mode,
+                            config.sweep, context);
           const GatheredPoint point = gather_point(samples, context);
           ++done_points;
           if (point.interrupted) {
@@ -256,6 +281,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
             state->report.results.push_back(reported);
             state->journal->append(result_record(reported));
             state->table.print_row(reported);
+          }
+          if (result.decode) {
+            PhaseResult with_join_cost = result;
+            fill_join_cost(with_join_cost, state->report.results);
+            state->table.print_note(decode_note(with_join_cost));
           }
           if (result.launch_bound)
             state->table.print_note(

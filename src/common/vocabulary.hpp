@@ -21,7 +21,10 @@ enum class Dtype { bf16, fp32, fp8 };
 // parallelism, the MoE dispatch and combine of expert parallelism, and the AllGathers and ReduceScatters of
 // an explicit op sequence (model.sequence).
 enum class Phase { allreduce, dispatch, combine, allgather, reducescatter };
-enum class TimingMode { eager, graph };
+// eager: ops launched one by one, back to back; graph: the burst captured once and replayed (CUDA graphs);
+// decode: eager, with each op preceded by a compute gap (GPU busy kernel / host busy wait) and a seeded
+// per-rank skew, so that ranks arrive at each collective as they do between the GEMMs of a real step.
+enum class TimingMode { eager, graph, decode };
 
 template <>
 struct EnumNames<Dtype> {
@@ -39,8 +42,8 @@ struct EnumNames<Phase> {
 };
 template <>
 struct EnumNames<TimingMode> {
-  static constexpr std::array<std::pair<TimingMode, std::string_view>, 2> values{
-      {{TimingMode::eager, "eager"}, {TimingMode::graph, "graph"}}};
+  static constexpr std::array<std::pair<TimingMode, std::string_view>, 3> values{
+      {{TimingMode::eager, "eager"}, {TimingMode::graph, "graph"}, {TimingMode::decode, "decode"}}};
 };
 
 inline const char* to_string(Dtype dtype) {

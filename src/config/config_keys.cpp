@@ -158,7 +158,7 @@ const ConfigKey kKeys[] = {
        in.fail(v, k, fmt::format("'{}' is not one of: allreduce, alltoall, serve", bad));
    },
    [](auto& c) { return json(phase_names(c.sweep)); }},
-  {"sweep", "modes", "list of eager, graph", "timing modes (graph: CUDA graphs, nccl transport)", false,
+  {"sweep", "modes", "list of eager, graph, decode", "timing modes (graph: CUDA graphs, nccl transport; decode: eager with a compute gap before each op, sweep.decode_*)", false,
    [](auto& in, auto& v, auto& k, auto& c) {
      if (const std::string bad = set_modes(c.sweep, in.text_list(v, k)); !bad.empty())
        in.fail(v, k, fmt::format("'{}' is not one of: {}", bad, enum_name_list<TimingMode>()));
@@ -204,6 +204,18 @@ const ConfigKey kKeys[] = {
   {"sweep", "include_permute", "true | false", "nccl: count the MoE pack/unpack kernels in the All-to-All step", false,
    [](auto& in, auto& v, auto& k, auto& c) { c.sweep.include_permute = in.boolean(v, k); },
    [](auto& c) { return json(c.sweep.include_permute); }},
+  {"sweep", "decode_gap_us", "number 0..1000000", "decode mode: compute gap before every op, in us (GPU busy kernel on nccl, host busy wait on mpi)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.gap_us = in.number(v, k, 0.0, 1e6); },
+   [](auto& c) { return json(c.sweep.decode.gap_us); }},
+  {"sweep", "decode_layer_gap_us", "number 0..1000000", "decode mode: compute per decoder layer, in us, split evenly over that layer's ops of a burst (--gaps-from derives it from a serve report)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.layer_gap_us = in.number(v, k, 0.0, 1e6); },
+   [](auto& c) { return json(c.sweep.decode.layer_gap_us); }},
+  {"sweep", "decode_skew_us", "number 0..1000000", "decode mode: each rank adds a seeded uniform skew in [0, this) to each gap (unequal arrival)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.skew_us = in.number(v, k, 0.0, 1e6); },
+   [](auto& c) { return json(c.sweep.decode.skew_us); }},
+  {"sweep", "decode_seed", "integer >= 0", "decode mode: seed of the skew (same seed, same skews on every run)", false,
+   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.seed = in.unsigned_integer(v, k); },
+   [](auto& c) { return json(c.sweep.decode.seed); }},
   {"sweep", "device_only", "true | false", "nccl: hold the stream until each burst is enqueued (no host launch cost)", false,
    [](auto& in, auto& v, auto& k, auto& c) { c.sweep.device_only = in.boolean(v, k); },
    [](auto& c) { return json(c.sweep.device_only); }},

@@ -109,6 +109,19 @@ inline std::vector<int> vllm_graph_capture_sizes() {
   return sizes;
 }
 
+// The decode timing mode's compute gaps: before each collective a rank busies its stream (nccl: a GPU kernel;
+// mpi: a host busy wait) for gap_us, plus layer_gap_us spread evenly over the ops of the op's layer in the
+// burst, plus a skew drawn per (seed, rank, phase, tokens, op) uniformly from [0, skew_us).
+struct DecodeGapSpec {
+  double gap_us = 0;        // before every op
+  double layer_gap_us = 0;  // per decoder layer, split over that layer's ops of the burst
+  double skew_us = 0;       // largest extra gap of a rank, to model unequal arrival
+  std::uint64_t seed = 1;
+  std::string
+      gaps_from;  // --gaps-from: how layer_gap_us was derived from a serve report, in words; empty: config
+  bool operator==(const DecodeGapSpec&) const = default;
+};
+
 // What is measured and for how long.
 struct SweepSpec {
   std::vector<int> tokens;  // token counts per step (per rank for expert parallelism)
@@ -129,6 +142,7 @@ struct SweepSpec {
   bool check = true;             // correctness pass after timing
   bool include_permute = false;  // NCCL: count MoE pack/unpack kernels in the All-to-All step
   bool device_only = false;  // NCCL: hold the stream until the burst is enqueued (no host cost in the step)
+  DecodeGapSpec decode;      // decode mode's gaps and skew
 };
 
 struct TransportSpec {

@@ -128,6 +128,11 @@ GatheredPoint gather_point(const PointSamples& samples, const RankContext& conte
 
   point.launch_us =
       max_over_ranks(samples.launch_us, context, samples.point, "MPI_Ireduce of the launch times");
+  if (!samples.comm_us.empty()) {  // decode mode, on every rank alike
+    point.comm_us =
+        max_over_ranks(samples.comm_us, context, samples.point, "MPI_Ireduce of the communication times");
+    if (context.is_coordinator()) point.gap_us = samples.gap_us;
+  }
 
   point.rank_step_p50 =
       gather_median(samples.step_us, context, samples.point, "each rank's median step time");

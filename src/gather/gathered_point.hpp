@@ -14,6 +14,8 @@ struct GatheredPoint {
   std::vector<double> step_us;        // per trial, max over ranks
   std::vector<double> op_us;          // per (op-pass trial, op), max over ranks
   std::vector<double> launch_us;      // per trial, max over ranks: host time to enqueue the burst
+  std::vector<double> comm_us;        // decode mode, per trial, max over ranks: step minus the rank's gaps
+  std::vector<double> gap_us;         // decode mode, per trial: the coordinator's measured gaps of the step
   std::vector<double> rank_step_p50;  // median step time of each rank
   std::vector<double>
       rank_arrival_p50;  // median arrival of each rank: barrier exit to its burst's start (host)

@@ -69,6 +69,39 @@ void run_burst(Transport& transport, const PhasePlan& phase, BurstId burst, Capt
   }
 }
 
+// Decode mode: each op preceded by its gap, with a timestamp after each gap and after each op (slots[2i] and
+// slots[2i + 1]). The timestamps are not inside the ops: they separate gap from collective.
+void run_decode_burst(Transport& transport, const PhasePlan& phase, BurstId burst, std::vector<int>& slots,
+                      const RankContext& context) {
+  for (std::size_t i = 0; i < phase.ops.size(); ++i) {
+    if (i > 0) stop_if_coordinator_interrupted(context);
+    transport.launch_gap(burst, i);
+    slots[2 * i] = transport.mark();
+    transport.launch(burst, i);
+    slots[2 * i + 1] = transport.mark();
+  }
+}
+
+// Splits one decode trial at its timestamps: each op's gap and collective, the trial's spans for the trace,
+// and the step's gaps and communication.
+void record_decode_trial(Transport& transport, int begin, const std::vector<int>& slots, double step_us,
+                         const PhasePlan& phase, PointSamples& samples) {
+  double gaps = 0;
+  std::vector<OpSpan> spans(phase.ops.size());
+  int previous = begin;
+  for (std::size_t i = 0; i < phase.ops.size(); ++i) {
+    gaps += transport.elapsed_us(previous, slots[2 * i]);
+    samples.op_us.push_back(transport.elapsed_us(slots[2 * i], slots[2 * i + 1]));
+    spans[i] = OpSpan{static_cast<int>(i), phase.ops[i].layer, transport.elapsed_us(begin, slots[2 * i]),
+                      transport.elapsed_us(begin, slots[2 * i + 1])};
+    previous = slots[2 * i + 1];
+  }
+  samples.op_trial_spans.push_back(std::move(spans));
+  ++samples.op_trials;
+  samples.gap_us.push_back(gaps);
+  samples.comm_us.push_back(step_us - gaps);
+}
+
 }  // namespace
 
 PointAbandoned::PointAbandoned(int signal_number)
@@ -123,20 +156,30 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
   };
   const auto started = HostClock::now();
   samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
+  // Decode mode launches eagerly and never holds the stream: its gaps keep the device busy while the host
+  // enqueues, as the compute of a real step does.
+  const bool decode = mode == TimingMode::decode;
+  const bool hold = sweep.device_only && !decode;
+  std::vector<int> decode_slots(decode ? 2 * phase.ops.size() : 0);
   while (true) {
     trial_barrier(context, point, "timed", samples.step_us.size());
     const auto barrier_exit = HostClock::now();
     transport.begin_trial();
     transport.reset_marks();
-    if (sweep.device_only) transport.hold_stream();
+    if (hold) transport.hold_stream();
     const auto launch_start = HostClock::now();
     const int begin = transport.mark();
-    run_burst(transport, phase, burst, graph.get(), context);
+    if (decode) {
+      run_decode_burst(transport, phase, burst, decode_slots, context);
+    } else {
+      run_burst(transport, phase, burst, graph.get(), context);
+    }
     const int end = transport.mark();
     const auto launch_end = HostClock::now();
-    if (sweep.device_only) transport.release_stream();
+    if (hold) transport.release_stream();
     transport.synchronize();
     samples.step_us.push_back(transport.elapsed_us(begin, end));
+    if (decode) record_decode_trial(transport, begin, decode_slots, samples.step_us.back(), phase, samples);
     samples.launch_us.push_back(host_us(launch_start, launch_end));
     samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
     const int stop = collective_stop(context, point, "timed", static_cast<int>(samples.step_us.size()),

@@ -30,6 +30,9 @@ class PointAbandoned : public Error {
 // min_iterations); the coordinator decides and all ranks follow, so every rank times the same trials. A
 // signal seen at a trial boundary (on any rank) ends the point on every rank with samples.interrupted; one
 // seen by the coordinator between two ops throws PointAbandoned there.
+// Decode mode: the burst is launched op by op, each after its gap (Transport::launch_gap), with a timestamp
+// after every gap and every op; the timed trials then give the per-op times, the measured gaps and the
+// communication (step minus gaps), and there is no separate per-op pass. It never holds the stream.
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId burst, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context);
 

@@ -41,6 +41,9 @@ struct CollectiveOp {
   // Test only (--inject-hang): the rank's stream (host transport: the rank) waits for ever before this op,
   // until the transport's watchdog ends the wait.
   bool stall_before = false;
+  // Decode mode: before the op, the rank keeps its stream busy this long (nccl: a GPU busy kernel; mpi: a
+  // host busy wait), the compute between two collectives of a real step. Run by Transport::launch_gap.
+  double busy_before_us = 0;
 
   // Bytes of this rank's send and receive buffer for the op among `ranks` ranks.
   std::size_t send_buffer_bytes(int ranks) const;

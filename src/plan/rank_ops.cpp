@@ -2,6 +2,7 @@
 #include "plan/rank_ops.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -41,7 +42,11 @@ bool stalls(const std::optional<HangSpec>& hang, const PhasePlan& phase, std::si
 
 OpBurst burst_for_rank(const PhasePlan& phase, int rank, const RankOpOptions& options) {
   OpBurst burst;
-  burst.what = fmt::format("{} at {} tokens", to_string(phase.phase), phase.tokens);
+  burst.what = fmt::format("{} at {} tokens{}", to_string(phase.phase), phase.tokens,
+                           options.gaps_us.empty() ? "" : " with decode gaps");
+  if (!options.gaps_us.empty() && options.gaps_us.size() != phase.ops.size())
+    throw std::invalid_argument(fmt::format("{} decode gaps for the {} ops of {}", options.gaps_us.size(),
+                                            phase.ops.size(), burst.what));
   burst.ops.reserve(phase.ops.size());
   for (std::size_t i = 0; i < phase.ops.size(); ++i) {
     const CommOp& planned = phase.ops[i];
@@ -50,6 +55,7 @@ OpBurst burst_for_rank(const PhasePlan& phase, int rank, const RankOpOptions& op
     op.dtype = phase.dtype;
     op.label = planned.name.empty() ? layer_label(planned.layer) : planned.name;
     op.stall_before = stalls(options.hang, phase, i, rank);
+    if (!options.gaps_us.empty()) op.busy_before_us = options.gaps_us[i];
     if (phase.kind == CollectiveKind::alltoallv) {
       const ByteMatrix& matrix = phase.matrices.at(static_cast<std::size_t>(planned.matrix_index));
       for (int peer = 0; peer < matrix.ranks(); ++peer) {

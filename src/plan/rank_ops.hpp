@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "plan/collective_op.hpp"
 #include "plan/decode_step_plan.hpp"
@@ -13,6 +14,7 @@ namespace k25 {
 struct RankOpOptions {
   bool include_permute = false;  // MoE dispatch pack / combine unpack around each All-to-All
   std::optional<HangSpec> hang;  // test only: the op this rank stalls before
+  std::vector<double> gaps_us;   // decode mode: busy_before_us of each op (plan/decode_gaps.hpp); empty: none
 };
 
 // The burst of `phase` as rank `rank` issues it.

@@ -129,4 +129,20 @@ std::string serve_level_line(const ServeLevel& level, const std::vector<double>&
   return line;
 }
 
+std::string decode_note(const PhaseResult& result) {
+  if (!result.decode) return {};
+  const DecodeFigures& d = *result.decode;
+  std::string note = fmt::format(
+      "decode {} at {} tokens: comm {:.1f} us of a {:.1f} us step (p50; gaps measured {:.1f} us on rank 0, "
+      "configured {:.1f} us",
+      to_string(result.phase), result.tokens, d.comm_us.p50, result.step_us.p50, d.gap_measured_us.p50,
+      d.gap_expected_us);
+  if (d.skew_us > 0) note += fmt::format(" with its skew (up to {:g} us per op)", d.skew_us);
+  note += ")";
+  if (d.join_cost)
+    note += fmt::format("; join cost {:.2f}x per op, comm {:.2f}x the back-to-back step", *d.join_cost,
+                        d.comm_over_back_to_back.value_or(0));
+  return note;
+}
+
 }  // namespace k25

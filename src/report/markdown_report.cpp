@@ -281,6 +281,35 @@ std::string render_phase_tables(const RunReport& r) {
   return md;
 }
 
+std::string render_decode(const RunReport& r) {
+  std::vector<const PhaseResult*> rows;
+  for (const PhaseResult& p : r.results)
+    if (p.decode) rows.push_back(&p);
+  if (rows.empty()) return {};
+  std::string md = "## Decode mode: collectives between compute\n\n";
+  md +=
+      "Each op ran after a compute gap (GPU busy kernel on nccl, host busy wait on mpi) and a seeded "
+      "per-rank "
+      "skew, so that ranks arrive at each collective apart, as between the GEMMs of a real step. *comm* is "
+      "the "
+      "step minus the rank's measured gaps (slowest rank per trial); *gaps* are rank 0's, measured against "
+      "configured (skew included). *join cost* is the op p50 here over the back-to-back (eager) op p50 at "
+      "the "
+      "same tokens; *comm / back-to-back* the comm p50 over the eager step p50 (1.0 with no gaps: the replay "
+      "adds nothing).\n\n";
+  md += header({"phase", "tokens", "ops/step", "step p50", "comm p50", "comm p90", "gaps measured p50",
+                "gaps configured", "op p50", "join cost", "comm / back-to-back", "wrong"});
+  for (const PhaseResult* p : rows) {
+    const DecodeFigures& d = *p->decode;
+    md += row({to_string(p->phase), tokens_cell(*p), std::to_string(p->ops_per_step), num(p->step_us.p50),
+               num(d.comm_us.p50), num(d.comm_us.p90), num(d.gap_measured_us.p50), num(d.gap_expected_us),
+               num(p->op_us.p50), d.join_cost ? fmt::format("{:.2f}x", *d.join_cost) : "-",
+               d.comm_over_back_to_back ? fmt::format("{:.2f}x", *d.comm_over_back_to_back) : "-",
+               p->checked ? std::to_string(p->wrong) : "not checked"});
+  }
+  return md + "\n";
+}
+
 // One STATS figure of a serve level, "-" where the level has no sample.
 std::string stat_cell(const std::optional<Stats>& stats, double Stats::*figure) {
   return stats ? num((*stats).*figure) : "-";
@@ -495,6 +524,7 @@ std::string render_markdown(const RunReport& report, const std::vector<ReportArt
   md += render_notes(report);
   md += render_system(report);
   md += render_phase_tables(report);
+  md += render_decode(report);
   md += render_serve(report);
   md += render_attribution(report);
   md += render_fits(report);

@@ -34,6 +34,7 @@ class DelayedArrival final : public Transport {
   void allocate(const BufferSizes& sizes) override { inner_->allocate(sizes); }
   BurstId prepare(const OpBurst& burst) override { return inner_->prepare(burst); }
   void launch(BurstId burst, std::size_t op_index) override { inner_->launch(burst, op_index); }
+  void launch_gap(BurstId burst, std::size_t op_index) override { inner_->launch_gap(burst, op_index); }
   int mark() override { return inner_->mark(); }
   void synchronize() override { inner_->synchronize(); }
   double elapsed_us(int from_slot, int to_slot) override { return inner_->elapsed_us(from_slot, to_slot); }

@@ -271,6 +271,16 @@ void MpiTransport::launch(BurstId burst, std::size_t op_index) {
   run_op(prepared(burst), op_index, false);
 }
 
+// The host stands in for the GPU's compute: a busy wait (not a sleep, whose wake-up the scheduler delays), on
+// the same clock as the marks.
+void MpiTransport::launch_gap(BurstId burst, std::size_t op_index) {
+  const double gap_s = prepared(burst).burst.ops[op_index].busy_before_us * 1e-6;
+  if (gap_s <= 0) return;
+  const double until = MPI_Wtime() + gap_s;
+  while (MPI_Wtime() < until) {
+  }
+}
+
 int MpiTransport::mark() {
   marks_.push_back(MPI_Wtime());
   return static_cast<int>(marks_.size()) - 1;

@@ -30,6 +30,7 @@ class MpiTransport final : public Transport {
   void allocate(const BufferSizes& sizes) override;
   BurstId prepare(const OpBurst& burst) override;
   void launch(BurstId burst, std::size_t op_index) override;
+  void launch_gap(BurstId burst, std::size_t op_index) override;  // a host busy wait
   int mark() override;
   void synchronize() override {}  // every op completes before launch() returns
   double elapsed_us(int from_slot, int to_slot) override;

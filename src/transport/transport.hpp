@@ -56,6 +56,9 @@ class Transport {
   // Issues op `op_index` of a prepared burst. The host transport completes it before returning; the nccl
   // transport enqueues it on its stream.
   virtual void launch(BurstId burst, std::size_t op_index) = 0;
+  // Decode mode: the compute gap before op `op_index` (its busy_before_us): the nccl transport enqueues a GPU
+  // busy kernel of that length on its stream, the host transport busy-waits. Nothing where the op has none.
+  virtual void launch_gap(BurstId burst, std::size_t op_index) = 0;
 
   // Timestamps in the op stream: mark() records one at the current position and returns its slot.
   // Slots are valid until reset_marks(); elapsed_us() may be called only after synchronize().

@@ -8,6 +8,9 @@
 #   device-only     one rank, --device-only, eager and graph: exit 0, wrong == 0, results marked device_only
 #   graph-padding   one rank, allreduce at tokens 3 and 5, eager and graph: graph results measured at the capture
 #                   sizes 4 and 8 (requested_tokens 3 and 5, the padded count's bytes), eager ones at 3 and 5
+#   decode          the decode timing mode: one rank, then 4 emulated ranks (--emulate-ranks), eager and decode,
+#                   20 us gaps + 40 us per layer + up to 5 us of skew: exit 0, wrong == 0, decode figures present,
+#                   the busy kernels' measured gaps at least the configured ones, a join cost per point
 #   emulated-N      N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
 #                   eager and graph, wrong == 0 for allreduce, dispatch and combine (8x8 routing matrices),
 #                   topology kind "emulated" and its note
@@ -125,6 +128,41 @@ assert got == want, got
 assert all(r["wrong"] == 0 and r["checked"] for r in report["results"]), "wrong elements"
 print("ok: graph mode measured 3 -> 4 and 5 -> 8 tokens, eager 3 and 5:", got)
 PY
+  ;;
+decode)
+  check_decode_report() {  # REPORT RANKS
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+ranks = int(sys.argv[2])
+results = report["results"]
+decode = [r for r in results if r["mode"] == "decode"]
+assert decode and len(decode) * 2 == len(results), [(r["phase"], r["mode"]) for r in results]
+for r in results:
+    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
+    assert r["ranks"] == ranks
+for r in decode:
+    d = r["decode"]
+    assert d["gap_measured_us"]["min"] >= d["gap_expected_us"] * 0.999, (r["phase"], r["tokens"], d)
+    assert d["join_cost"] is not None and 0 <= d["comm_us"]["p50"] <= r["step_us"]["p50"], d
+    print(f"ok: {r['phase']} at {r['tokens']} tokens: gaps measured {d['gap_measured_us']['p50']:.1f} us vs "
+          f"configured {d['gap_expected_us']:.1f} us ({d['gap_measured_us']['p50'] / d['gap_expected_us']:.3f}x), "
+          f"comm {d['comm_us']['p50']:.1f} us, join cost {d['join_cost']:.2f}x")
+PY
+  }
+  flags=(--backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,decode --tokens 1,16
+         --decode-gap 20 --decode-layer-gap 40 --decode-skew 5 --iters 10 --warmup 2 --op-iters 5 --time-budget 2)
+  "$k25comm" "${flags[@]}" --out "$out" >"$out.log" 2>&1
+  rc=$?
+  cat "$out.log"
+  [ "$rc" = 0 ] || fail "exit code $rc (one rank)"
+  check_decode_report "$out/report.json" 1 || fail "report.json check (one rank)"
+  grep -q "each gap is a GPU busy kernel on the op stream" "$out/report.json" || fail "no decode note"
+  timeout 300 "$mpirun" -np 4 --oversubscribe "$k25comm" "${flags[@]}" --emulate-ranks --timeout 60     --out "$out-4" >"$out-4.log" 2>&1
+  rc=$?
+  cat "$out-4.log"
+  [ "$rc" = 0 ] || fail "exit code $rc (4 emulated ranks)"
+  check_decode_report "$out-4/report.json" 4 || fail "report.json check (4 emulated ranks)"
   ;;
 emulated-[0-9]*)
   ranks=${check#emulated-}

@@ -53,6 +53,8 @@ class ScriptedTransport final : public k25::Transport {
     ++launches;
     if (launch_busy_us > 0) busy_wait_us(launch_busy_us);
   }
+  void launch_gap(k25::BurstId, std::size_t) override { ++gaps; }
+  int gaps = 0;
   int mark() override { return next_slot_++; }
   void synchronize() override {}
   double elapsed_us(int from, int to) override { return (to - from) * unit_us() + trials; }
@@ -112,6 +114,53 @@ TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") 
   }
 }
 
+TEST_CASE("decode mode times each op after its gap in the timed trials, and its communication is exact") {
+  const k25::RankContext context(60.0);
+  ScriptedTransport transport(context.rank(), true);
+  const std::size_t ops = 6;
+  const auto phase = allreduce_burst(static_cast<int>(ops), context.size());
+  const auto samples = k25::measure_point(transport, phase, 0, k25::TimingMode::decode, sweep(5, 3), context);
+  CHECK(samples.step_us.size() == 5);
+  CHECK(transport.trials == 2 + 5);  // warm-up and timed: the timed trials are the per-op pass
+  CHECK(transport.gaps == static_cast<int>(5 * ops));  // one gap before every timed op (warm-up: no gaps)
+  REQUIRE(samples.op_trials == 5);
+  REQUIRE(samples.op_us.size() == 5 * ops);
+  REQUIRE(samples.gap_us.size() == 5);
+  REQUIRE(samples.comm_us.size() == 5);
+  // Scripted clock: any two slots a < b are (b - a) u + t apart (u = 10 (r + 1), t = trials so far). A trial
+  // marks begin, then after each gap and after each op, then end: the step spans 2 ops + 1 slots, each gap
+  // and each op one slot.
+  const double u = transport.unit_us();
+  for (std::size_t t = 0; t < 5; ++t) {
+    const double trial = 2 + 1 + static_cast<double>(t);
+    CHECK(samples.step_us[t] == (2 * ops + 1) * u + trial);
+    CHECK(samples.gap_us[t] == ops * (u + trial));
+    CHECK(samples.comm_us[t] == samples.step_us[t] - samples.gap_us[t]);
+    CHECK(samples.op_us[t * ops] == u + trial);
+  }
+  REQUIRE(samples.op_trial_spans.size() == 5);
+  CHECK(samples.op_trial_spans[0][1].start_us == 3 * u + 3);  // after gap 0, op 0 and gap 1
+
+  const auto point = k25::gather_point(samples, context);
+  if (context.is_coordinator()) {
+    REQUIRE(point.comm_us.size() == 5);
+    REQUIRE(point.gap_us == samples.gap_us);  // the coordinator's own
+    k25::TimingFacts facts{true, false, {}};
+    facts.decode.gap_us = 10;
+    facts.decode.layer_gap_us = 4;  // 2 ops per layer: 2 us before each
+    const auto result = k25::make_phase_result(phase, k25::TimingMode::decode, point, facts);
+    REQUIRE(result.decode.has_value());
+    CHECK(result.decode->gap_configured_us == ops * 12.0);
+    CHECK(result.decode->gap_expected_us == ops * 12.0);  // no skew
+    CHECK(result.op_us_source == "decode_trials");
+    CHECK(result.op_iterations == 5);
+    // first trial (t = 3) on the slowest rank's clock: comm = (2 ops + 1) u + t - ops (u + t)
+    const double slowest_unit = 10.0 * context.size();
+    CHECK(point.comm_us[0] == (ops + 1) * slowest_unit + 3.0 * (1.0 - static_cast<double>(ops)));
+    CHECK(result.decode->comm_us.max == point.comm_us[0]);  // later trials add t (1 - ops) < 0
+  }
+}
+
 TEST_CASE("the time budget stops a point after min_iterations, on every rank alike") {
   const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
@@ -134,12 +183,12 @@ TEST_CASE("the host launch time is recorded, and left out of the result where th
   for (double launch : samples.launch_us) CHECK(launch >= 8000.0);
   const auto point = k25::gather_point(samples, context);
   if (context.is_coordinator()) {
-    const auto result = k25::make_phase_result(phase, k25::TimingMode::eager, point, {false, false});
+    const auto result = k25::make_phase_result(phase, k25::TimingMode::eager, point, {false, false, {}});
     REQUIRE(result.launch_us.has_value());
     CHECK(result.launch_us->min >= 8000.0);
     // scripted steps are 40 (r + 1) + t us, far below 8 ms of launching: launch-bound
     CHECK(result.launch_bound);
-    const auto blocking = k25::make_phase_result(phase, k25::TimingMode::eager, point, {true, false});
+    const auto blocking = k25::make_phase_result(phase, k25::TimingMode::eager, point, {true, false, {}});
     CHECK_FALSE(blocking.launch_us.has_value());
     CHECK_FALSE(blocking.launch_bound);
   }

@@ -207,11 +207,15 @@ BurstId NcclTransport::prepare(const OpBurst& burst) {
     K25_CUDA_CHECK(cudaMemcpy(prepared.maps.get(), maps.data(), maps.size() * sizeof(std::int32_t),
                               cudaMemcpyHostToDevice));
   }
-  // Timestamps for a per-op pass (one per op + 1) and a trial (2), created now rather than in a timed region.
+  // Timestamps for a per-op pass (one per op + 1), a trial (2) or a decode trial (two per op + 1: after each
+  // gap and after each op), created now rather than in a timed region.
   const std::size_t ops = burst.ops.size();
-  while (events_.size() < ops + 2) events_.push_back(CudaEvent::create());
+  const bool gaps = std::any_of(burst.ops.begin(), burst.ops.end(),
+                                [](const CollectiveOp& op) { return op.busy_before_us > 0; });
+  const std::size_t slots = gaps ? 2 * ops + 2 : ops + 2;
+  while (events_.size() < slots) events_.push_back(CudaEvent::create());
   launched_.reserve(std::max(launched_.capacity(), ops * 2 + 2));
-  marks_.reserve(std::max(marks_.capacity(), ops + 2));
+  marks_.reserve(std::max(marks_.capacity(), slots));
   bursts_.push_back(std::move(prepared));
   return bursts_.size() - 1;
 }
@@ -344,6 +348,15 @@ void NcclTransport::launch(BurstId id, std::size_t op_index) {
   const PreparedBurst& burst = prepared(id);
   launched_.push_back({id, op_index});
   enqueue_op(burst, op_index, true);
+}
+
+// The gap is a kernel on the op stream: the GPU is busy for it as for a GEMM, and the host, which does not
+// wait for it, runs ahead enqueueing the next ops as a serving engine does.
+void NcclTransport::launch_gap(BurstId id, std::size_t op_index) {
+  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  const double gap_us = prepared(id).burst.ops[op_index].busy_before_us;
+  if (gap_us <= 0) return;
+  K25_CUDA_CHECK(kernels::busy_for(static_cast<std::uint64_t>(gap_us * 1e3), stream_.get()));
 }
 
 int NcclTransport::mark() {

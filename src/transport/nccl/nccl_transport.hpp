@@ -48,6 +48,7 @@ class NcclTransport final : public Transport {
   void allocate(const BufferSizes& sizes) override;
   BurstId prepare(const OpBurst& burst) override;
   void launch(BurstId burst, std::size_t op_index) override;
+  void launch_gap(BurstId burst, std::size_t op_index) override;  // a GPU busy kernel on the stream
 
   int mark() override;
   void synchronize() override;

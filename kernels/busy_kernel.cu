@@ -1,0 +1,24 @@
+// The decode timing mode's compute gap: a one-thread kernel that keeps its stream busy for a set time.
+#include <cstdint>
+
+#include "global_timer.cuh"
+#include "k25_kernels.h"
+
+namespace k25::kernels {
+namespace {
+
+// Spins on the global timer without sleeping: a sleep's granularity would lengthen short gaps.
+__global__ void busy(std::uint64_t ns) {
+  const std::uint64_t start = global_timer_ns();
+  while (global_timer_ns() - start < ns) {
+  }
+}
+
+}  // namespace
+
+cudaError_t busy_for(std::uint64_t ns, cudaStream_t stream) {
+  busy<<<1, 1, 0, stream>>>(ns);
+  return cudaGetLastError();
+}
+
+}  // namespace k25::kernels
