@@ -24,11 +24,11 @@ std::string tokens_cell(const PhaseResult& r) {
 
 void ConsoleTable::print_header() const {
   fmt::print(
-      out_, "#\n# {:>9} {:>8} {:>11} {:>4} {:>5} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
+      out_, "#\n# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
       "phase", "tokens", "bytes", "ops", "mode", "trials", "op p50", "op p90", "step p50", "step p90",
       "algbw", "busbw", "wrong", "slowest");
   fmt::print(
-      out_, "# {:>9} {:>8} {:>11} {:>4} {:>5} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
+      out_, "# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
       "", "", "(per op)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(rank)");
   fmt::print(out_,
              "# tokens: per decode step for allreduce, per rank for dispatch and combine; 3->4: 3 asked, "
@@ -39,7 +39,7 @@ void ConsoleTable::print_header() const {
 void ConsoleTable::print_row(const PhaseResult& r) const {
   const double bytes = !r.per_rank_bytes() ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
   fmt::print(out_,
-             "  {:>9} {:>8} {:>11.0f} {:>4} {:>5} {:>7} {:>10.2f} {:>10.2f} {:>11.1f} {:>11.1f} {:>8.2f} "
+             "  {:>13} {:>8} {:>11.0f} {:>4} {:>6} {:>7} {:>10.2f} {:>10.2f} {:>11.1f} {:>11.1f} {:>8.2f} "
              "{:>8.2f} {:>6} {:>7}\n",
              to_string(r.phase), tokens_cell(r), bytes, r.ops_per_step, to_string(r.mode), r.iterations,
              r.op_us.p50, r.op_us.p90, r.step_us.p50, r.step_us.p90, r.algbw_gbps, r.busbw_gbps,

@@ -2,6 +2,7 @@
 """Checks a k25comm output directory: report.json fields per the schema, exact byte counts, wrong == 0, journal."""
 import argparse
 import json
+import re
 import math
 import sys
 
@@ -156,7 +157,8 @@ def main():
         console = open(args.console).read()
         check("busbw" in console and "allreduce" in console, "console table printed")
         if "allreduce" in phases:
-            check(console.count("\n  allreduce") == len(tokens), "one console row per AllReduce point")
+            rows = re.findall(r"^ +allreduce +\d", console, re.MULTILINE)
+            check(len(rows) == len(tokens), "one console row per AllReduce point")
         points = len(phases) * len(tokens)
         check(f"# sweep: {points} points ({len(tokens)} token counts x {len(phases)} phase{'s' if len(phases) > 1 else ''} x 1 mode)" in console,
               "the sweep's point count")
