@@ -55,6 +55,14 @@ std::string config_flag(const RunReport& report, const char* section, const char
   return value.is_boolean() ? (value.get<bool>() ? "true" : "false") : "";
 }
 
+// A string of the effective config ("transport.nccl_register"), or `absent` when the report does not say.
+std::string config_text(const RunReport& report, const char* section, const char* key, const char* absent) {
+  const nlohmann::json& config = report.run.config;
+  if (!config.is_object() || !config.contains(section) || !config[section].is_object()) return absent;
+  const nlohmann::json& value = config[section].value(key, nlohmann::json());
+  return value.is_string() ? value.get<std::string>() : absent;
+}
+
 }  // namespace
 
 const std::vector<SetupField>& setup_fields() {
@@ -71,6 +79,12 @@ const std::vector<SetupField>& setup_fields() {
       {"in_place",
        [](const RunReport& report, const PhaseResult& r) {
          return !r.per_rank_bytes() ? config_flag(report, "sweep", "in_place") : std::string();
+       },
+       {}},
+      // NCCL user-buffer registration; reports from before --nccl-register registered nothing.
+      {"nccl_register",
+       [](const RunReport& report, const PhaseResult&) {
+         return config_text(report, "transport", "nccl_register", "none");
        },
        {}},
       // The tokens measured for the tokens asked: graph mode pads to the capture sizes of each run.

@@ -208,6 +208,10 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->check(CLI::ExistingFile);
   app.add_option("--backend", o.backend, "transport: auto, nccl or mpi")
       ->check(one_of({"auto", "nccl", "mpi"}));
+  app.add_option("--nccl-register", o.nccl_register,
+                 "nccl: register the send and receive buffers: none, local (ncclCommRegister) or symmetric "
+                 "(ncclCommWindowRegister), as nccl-tests -R 0/1/2")
+      ->check(one_of({"none", "local", "symmetric"}));
   app.add_option("--timeout", o.timeout_s, "seconds a collective may take before the run aborts (exit 3)")
       ->check(number_check(0, false));
   app.add_option("--dtype", o.dtype, "AllReduce element type: bf16 or fp32")->check(one_of({"bf16", "fp32"}));
@@ -277,8 +281,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   compare
       ->add_option(
           "--allow-mismatch", allow_mismatch,
-          "compare points whose setup differs in these fields (dtype, ranks, transport, in_place, "
-          "bytes, ops_per_step, include_permute, device_only, api, max_tokens, prompt_tokens, request_rate, "
+          "compare points whose setup differs in these fields (dtype, kind, ranks, transport, in_place, "
+          "nccl_register, padded_tokens, bytes, ops_per_step, include_permute, device_only, api, max_tokens, "
+          "prompt_tokens, request_rate, "
           "ignore_eos)")
       ->check(list_of(CLI::Validator([](std::string&) { return std::string(); }, "FIELD")));
   compare->add_flag("--allow-missing", cli.compare_allow_missing,
@@ -383,6 +388,7 @@ void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
     if (const std::string bad = set_modes(c.sweep, o.modes); !bad.empty())
       throw UsageError(fmt::format("--modes: unknown mode '{}'", bad));
   if (o.backend) c.transport.backend = lookup<Backend>(*o.backend, "--backend");
+  if (o.nccl_register) c.transport.nccl_register = lookup<NcclRegister>(*o.nccl_register, "--nccl-register");
   if (o.timeout_s) c.transport.timeout_s = *o.timeout_s;
   if (o.dtype) c.sweep.allreduce_dtype = lookup<Dtype>(*o.dtype, "--dtype");
   if (o.in_place) c.sweep.in_place = true;

@@ -19,7 +19,7 @@ struct ConfigOverrides {
   std::optional<int> iterations, warmup, op_iterations;
   std::optional<double> time_budget_s;
   std::vector<std::string> phases, modes;
-  std::optional<std::string> backend, dtype, routing, copies;
+  std::optional<std::string> backend, dtype, routing, copies, nccl_register;
   std::optional<double> timeout_s, zipf_s;
   std::optional<unsigned long long> seed;
   bool in_place = false, no_check = false, include_permute = false, no_trace = false, device_only = false;

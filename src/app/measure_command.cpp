@@ -17,6 +17,7 @@
 #include "analysis/point_result.hpp"
 #include "analysis/report_notes.hpp"
 #include "analysis/run_report.hpp"
+#include "app/registration_option.hpp"
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
 #include "common/count_noun.hpp"
@@ -39,6 +40,7 @@
 #include "topology/topology_label.hpp"
 #include "topology/topology_probe.hpp"
 #include "transport/make_transport.hpp"
+#include "transport/registration_check.hpp"
 
 namespace k25 {
 namespace {
@@ -152,6 +154,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
         transport.name()));
   TopologyInfo topology = probe_topology(context, transport.device(), nccl);
   if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
+  check_registration(config, context, topology);  // before allocate(), which registers the buffers
   const std::vector<std::string>& hosts = context.hosts();
   const std::map<std::string, int> host_cores = gather_host_cores(context, hosts);
 
@@ -174,6 +177,10 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     run.host_cores = host_cores;
     if (const std::string caveat = transport.caveat(context.size()); !caveat.empty())
       run.notes.push_back(caveat);
+    if (const std::string note =
+            registration_note(config.transport.nccl_register, context.size(), config.transport.emulate_ranks);
+        !note.empty())
+      run.notes.push_back(note);
     if (config.sweep.include_permute && config.sweep.run_alltoall)
       run.notes.push_back(
           "--include-permute: All-to-All times include the MoE dispatch pack and combine unpack around each "

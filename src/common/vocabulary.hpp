@@ -25,6 +25,10 @@ enum class Phase { allreduce, dispatch, combine, allgather, reducescatter };
 // decode: eager, with each op preceded by a compute gap (GPU busy kernel / host busy wait) and a seeded
 // per-rank skew, so that ranks arrive at each collective as they do between the GEMMs of a real step.
 enum class TimingMode { eager, graph, decode };
+// NCCL user-buffer registration of the send and receive buffers (--nccl-register), as nccl-tests -R and vLLM
+// do: none (cudaMalloc, NCCL copies through its own buffers), local (ncclMemAlloc + ncclCommRegister),
+// symmetric (ncclMemAlloc + ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC, NCCL >= 2.27.3).
+enum class NcclRegister { none, local, symmetric };
 
 template <>
 struct EnumNames<Dtype> {
@@ -46,6 +50,12 @@ struct EnumNames<TimingMode> {
       {{TimingMode::eager, "eager"}, {TimingMode::graph, "graph"}, {TimingMode::decode, "decode"}}};
 };
 
+template <>
+struct EnumNames<NcclRegister> {
+  static constexpr std::array<std::pair<NcclRegister, std::string_view>, 3> values{
+      {{NcclRegister::none, "none"}, {NcclRegister::local, "local"}, {NcclRegister::symmetric, "symmetric"}}};
+};
+
 inline const char* to_string(Dtype dtype) {
   return enum_name(dtype);
 }
@@ -53,6 +63,9 @@ inline const char* to_string(Phase phase) {
   return enum_name(phase);
 }
 inline const char* to_string(TimingMode mode) {
+  return enum_name(mode);
+}
+inline const char* to_string(NcclRegister mode) {
   return enum_name(mode);
 }
 

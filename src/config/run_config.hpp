@@ -152,6 +152,7 @@ struct TransportSpec {
   std::string
       inject_delay;  // test-only: "RANK:US" makes that rank arrive US microseconds late at every trial
   bool emulate_ranks = false;  // test-only: several NCCL ranks per GPU, each its own "host" (NCCL_HOSTID)
+  NcclRegister nccl_register = NcclRegister::none;  // nccl: user-buffer registration of send and receive
 };
 
 // The serving endpoint whose decode latency is the attribution's denominator.

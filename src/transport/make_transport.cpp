@@ -47,11 +47,19 @@ TransportOptions transport_options(const RunConfig& config) {
   options.in_place = config.sweep.in_place;
   options.timeout_s = config.transport.timeout_s;
   options.emulate_ranks = config.transport.emulate_ranks;
+  options.nccl_register = config.transport.nccl_register;
   return options;
 }
 
 ChosenTransport make_transport(const RunConfig& config, const RankContext& context, const NcclBackend& nccl) {
   ChosenTransport chosen = choose(config, context, nccl);
+  // Registration is NCCL's: a run on the host transport would measure unregistered buffers under its name.
+  if (const NcclRegister mode = config.transport.nccl_register;
+      mode != NcclRegister::none && chosen.transport->name() != "nccl")
+    throw UsageError(fmt::format(
+        "--nccl-register {}: NCCL buffer registration needs the nccl transport, and this run took {}; run on "
+        "GPUs with --backend nccl, or leave --nccl-register at none",
+        to_string(mode), chosen.reason));
   if (const auto delay = parse_delay_spec(config.transport.inject_delay);
       delay && delay->rank == context.rank())
     chosen.transport = std::make_unique<DelayedArrival>(std::move(chosen.transport), delay->microseconds);

@@ -11,6 +11,10 @@
 #   decode          the decode timing mode: one rank, then 4 emulated ranks (--emulate-ranks), eager and decode,
 #                   20 us gaps + 40 us per layer + up to 5 us of skew: exit 0, wrong == 0, decode figures present,
 #                   the busy kernels' measured gaps at least the configured ones, a join cost per point
+#   register        --nccl-register local and symmetric at one rank (kimi.yaml: AllReduce, dispatch, combine;
+#                   kimi-vllm-tp8.yaml: AllReduce and the logits AllGather), eager and graph: exit 0, wrong == 0,
+#                   the registration in the config and the notes; then 4 emulated ranks: local runs with wrong == 0
+#                   and says sockets cannot use it, symmetric is refused (exit 2, the reason) before measuring
 #   emulated-N      N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
 #                   eager and graph, wrong == 0 for allreduce, dispatch and combine (8x8 routing matrices),
 #                   topology kind "emulated" and its note
@@ -23,6 +27,7 @@
 # directory exported by the caller reaches them.
 set -u
 check=$1 k25comm=$2 device_count=$3 config=$4 out=$5 mpirun=${6:-mpirun}
+export k25comm config out mpirun  # emulated() also runs in a child shell: timeout bash -c "$(declare -f emulated); ..."
 
 devices=$("$device_count" 2>/dev/null) || { echo "SKIPPED: no CUDA device visible"; exit 77; }
 rm -rf "$out"
@@ -163,6 +168,53 @@ PY
   cat "$out-4.log"
   [ "$rc" = 0 ] || fail "exit code $rc (4 emulated ranks)"
   check_decode_report "$out-4/report.json" 4 || fail "report.json check (4 emulated ranks)"
+  ;;
+register)
+  check_registered_report() {  # REPORT MODE RANKS
+    python3 - "$@" <<'PY'
+import json, sys
+report, mode, ranks = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
+run, results = report["run"], report["results"]
+assert run["transport"] == "nccl" and run["ranks"] == ranks, (run["transport"], run["ranks"])
+assert run["config"]["transport"]["nccl_register"] == mode, run["config"]["transport"]
+assert any(n.startswith(f"NCCL buffer registration {mode}:") for n in run["notes"]), run["notes"]
+assert results, "no results"
+for r in results:
+    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
+print(f"ok: --nccl-register {mode} at {ranks} rank(s): " + ", ".join(
+    f"{r['phase']} T={r['tokens']} {r['mode']} {r['step_us']['p50'] / r['ops_per_step']:.1f} us/op" for r in results))
+PY
+  }
+  mkdir -p "$out"
+  vllm_config=$(dirname "$config")/kimi-vllm-tp8.yaml
+  for mode in local symmetric; do
+    for cfg in "$config" "$vllm_config"; do
+      name=$mode-$(basename "$cfg" .yaml)
+      "$k25comm" --backend nccl --sizes "$cfg" --nccl-register "$mode" --modes eager,graph --tokens 1,16 \
+        --iters 10 --warmup 2 --op-iters 3 --time-budget 1 --out "$out/$name" >"$out/$name.log" 2>&1
+      rc=$?
+      cat "$out/$name.log"
+      [ "$rc" = 0 ] || fail "exit code $rc ($name, one rank)"
+      check_registered_report "$out/$name/report.json" "$mode" 1 || fail "report.json check ($name)"
+    done
+  done
+  timeout 300 bash -c "$(declare -f emulated); out=$out/local-4; emulated 4 --nccl-register local \
+    --phases allreduce,alltoall --modes eager,graph --tokens 1,16 --iters 5 --warmup 1 --op-iters 2 \
+    --time-budget 1 --timeout 60" >"$out/local-4.log" 2>&1
+  rc=$?
+  cat "$out/local-4.log"
+  [ "$rc" = 0 ] || fail "exit code $rc (local, 4 emulated ranks)"
+  check_registered_report "$out/local-4/report.json" local 4 || fail "report.json check (local, 4 emulated ranks)"
+  grep -q "which does not use registered buffers" "$out/local-4/report.json" || fail "no emulated-ranks note"
+  timeout 300 bash -c "$(declare -f emulated); out=$out/symmetric-4; emulated 4 --nccl-register symmetric \
+    --phases allreduce --tokens 1 --timeout 60" >"$out/symmetric-4.log" 2>&1
+  rc=$?
+  cat "$out/symmetric-4.log"
+  [ "$rc" = 2 ] || fail "exit code $rc, expected 2 (symmetric, 4 emulated ranks)"
+  grep -q "emulated ranks talk through NCCL's socket transport" "$out/symmetric-4.log" ||
+    fail "the refusal does not say why"
+  ! grep -q "^# sweep:" "$out/symmetric-4.log" || fail "the refused run measured"
+  echo "ok: symmetric refused under emulated ranks (exit 2) before measuring"
   ;;
 emulated-[0-9]*)
   ranks=${check#emulated-}

@@ -225,6 +225,16 @@ TEST_CASE("2 ranks against 4, another transport or in-place: not comparable", "[
     CHECK(message.find("in_place differs (base false, new true)") != std::string::npos);
     CHECK(compare_outcome(base, next).first == 0);  // the base does not say: not compared
   }
+  SECTION("registered buffers against unregistered ones; a report from before the flag registered none") {
+    RunReport next = base;
+    next.run.config["transport"]["nccl_register"] = "symmetric";
+    const auto [code, message] = compare_outcome(base, next);
+    CHECK(code == 2);
+    CHECK(message.find("nccl_register differs (base none, new symmetric)") != std::string::npos);
+    RunReport said_none = base;
+    said_none.run.config["transport"]["nccl_register"] = "none";
+    CHECK(compare_outcome(base, said_none).first == 0);
+  }
   SECTION("device-only timing against launches the host paid for") {
     RunReport next = report_with_step(5000.0, 0.02);
     for (PhaseResult& r : next.results) r.device_only = true;
@@ -256,7 +266,8 @@ TEST_CASE("every setup field applies to results or to serve levels and has a uni
     CHECK(std::count(names.begin(), names.end(), field.name) == 0);
     names.push_back(field.name);
   }
-  for (const char* expected : {"dtype", "ranks", "transport", "in_place", "bytes", "device_only"})
+  for (const char* expected :
+       {"dtype", "ranks", "transport", "in_place", "nccl_register", "bytes", "device_only"})
     CHECK(std::count(names.begin(), names.end(), expected) == 1);
 }
 

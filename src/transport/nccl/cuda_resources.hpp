@@ -54,9 +54,6 @@ struct GraphTraits {
 struct GraphExecTraits {
   static void destroy(cudaGraphExec_t g) { (void)cudaGraphExecDestroy(g); }
 };
-struct DeviceMemoryTraits {
-  static void destroy(void* p) { (void)cudaFree(p); }
-};
 struct HostMemoryTraits {
   static void destroy(void* p) { (void)cudaFreeHost(p); }
 };
@@ -108,30 +105,55 @@ class CudaGraphExec : public CudaHandle<cudaGraphExec_t, GraphExecTraits> {
   explicit CudaGraphExec(cudaGraphExec_t g) : CudaHandle(g) {}
 };
 
-// Device memory of `bytes` bytes (cudaMalloc: 256-byte aligned). A zero-byte request still yields a valid
-// pointer.
+// Device memory of `bytes` bytes: from cudaMalloc (256-byte aligned; a zero-byte request still yields a valid
+// pointer), or adopted from another allocator with the function that frees it (ncclMemAlloc's ncclMemFree).
 class DeviceBuffer {
  public:
+  using Free = void (*)(void*);
   DeviceBuffer() = default;
   static DeviceBuffer allocate(std::size_t bytes) {
     void* p = nullptr;
     K25_CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 256 : bytes));
-    return DeviceBuffer(p, bytes);
+    return DeviceBuffer(p, bytes, [](void* q) { (void)cudaFree(q); });
   }
+  static DeviceBuffer adopt(void* p, std::size_t bytes, Free free) { return DeviceBuffer(p, bytes, free); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : memory_(std::exchange(other.memory_, nullptr)),
+        bytes_(std::exchange(other.bytes_, 0)),
+        free_(other.free_) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      memory_ = std::exchange(other.memory_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+      free_ = other.free_;
+    }
+    return *this;
+  }
+  ~DeviceBuffer() { reset(); }
+
   template <typename T = void>
   T* get() const {
-    return static_cast<T*>(memory_.get());
+    return static_cast<T*>(memory_);
   }
   std::size_t bytes() const { return bytes_; }
   void* release() {
     bytes_ = 0;
-    return memory_.release();
+    return std::exchange(memory_, nullptr);
+  }
+  void reset() {
+    if (memory_ != nullptr && free_ != nullptr) free_(memory_);
+    memory_ = nullptr;
+    bytes_ = 0;
   }
 
  private:
-  DeviceBuffer(void* p, std::size_t bytes) : memory_(p), bytes_(bytes) {}
-  CudaHandle<void*, DeviceMemoryTraits> memory_;
+  DeviceBuffer(void* p, std::size_t bytes, Free free) : memory_(p), bytes_(bytes), free_(free) {}
+  void* memory_ = nullptr;
   std::size_t bytes_ = 0;
+  Free free_ = nullptr;
 };
 
 // Page-locked host memory, mapped into the device address space (cudaHostAllocMapped) so kernels can poll it.

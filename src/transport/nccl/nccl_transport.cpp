@@ -33,10 +33,12 @@ kernels::ElementType element_type(Dtype dtype) {
   return dtype == Dtype::fp32 ? kernels::ElementType::fp32 : kernels::ElementType::bf16;
 }
 
-// Rounds buffer sizes up so that 16-byte vector kernels and NCCL see aligned sizes.
-std::size_t rounded(std::size_t bytes) {
-  return (bytes + 255) / 256 * 256;
+// Rounds buffer sizes up so that 16-byte vector kernels and NCCL see aligned sizes; registered buffers to
+// NCCL's window alignment.
+std::size_t rounded(std::size_t bytes, std::size_t alignment = 256) {
+  return (bytes + alignment - 1) / alignment * alignment;
 }
+constexpr std::size_t kRegisteredAlignment = 4096;  // NCCL_WIN_REQUIRED_ALIGNMENT
 
 // Ends a capture that an exception interrupted, so that the stream is usable (or at least not capturing)
 // after.
@@ -99,11 +101,17 @@ void present_as_own_host(const RankContext& context) {
 NcclTransport::NcclTransport(const TransportOptions& options, const RankContext& context, int device)
     : in_place_(options.in_place),
       emulated_(options.emulate_ranks),
+      register_mode_(options.nccl_register),
+      world_(context.world()),
       timeout_s_(options.timeout_s),
       rank_(context.rank()),
       ranks_(context.size()),
       device_(device) {
   if (!(timeout_s_ > 0.0)) throw UsageError("the watchdog timeout must be positive");
+  if (register_mode_ == NcclRegister::symmetric && !K25_NCCL_HAS_WINDOWS)
+    throw UsageError(
+        "--nccl-register symmetric: this k25comm was built against NCCL headers older than 2.27, which have "
+        "no ncclCommWindowRegister; rebuild against NCCL 2.27.3 or later, or use --nccl-register local");
   if (emulated_) present_as_own_host(context);
   K25_CUDA_CHECK(cudaSetDevice(device_));
   stream_ = CudaStream::create();
@@ -124,6 +132,8 @@ NcclTransport::~NcclTransport() {
   }
   if (health_->poisoned) {
     comm_.abort();
+    send_registration_.release();
+    recv_registration_.release();
     (void)stream_.release();
     for (auto* buffer : {&send_, &recv_, &rows_, &wrong_count_}) (void)buffer->release();
     for (auto& burst : bursts_) (void)burst.maps.release();
@@ -132,6 +142,10 @@ NcclTransport::~NcclTransport() {
     (void)stall_flag_.release();
     (void)hold_flag_.release();
   } else {
+    // Registrations go before the communicator (window deregistration is collective, as every rank's
+    // transport ends here), the buffers after it.
+    send_registration_.reset();
+    recv_registration_.reset();
     comm_.finalize_and_destroy();
   }
   // Bursts that outlive the transport leak their graphs instead of touching a freed communicator.
@@ -155,16 +169,45 @@ void NcclTransport::allocate(const BufferSizes& sizes) {
   sizes_.send_bytes = std::max(sizes_.send_bytes, sizes.send_bytes);
   sizes_.recv_bytes = std::max(sizes_.recv_bytes, sizes.recv_bytes);
   sizes_.rows_bytes = std::max(sizes_.rows_bytes, sizes.rows_bytes);
-  const auto grow = [](DeviceBuffer& buffer, std::size_t bytes) {
-    if (!buffer.get() || buffer.bytes() < bytes) buffer = DeviceBuffer::allocate(rounded(bytes));
-  };
-  grow(send_, sizes_.send_bytes);
-  grow(recv_, sizes_.recv_bytes);
-  grow(rows_, sizes_.rows_bytes);
+  if (register_mode_ == NcclRegister::symmetric) {
+    // Every rank registers its window at one size, together: the largest any rank needs.
+    unsigned long long largest[2] = {sizes_.send_bytes, sizes_.recv_bytes};
+    K25_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, largest, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, world_));
+    sizes_.send_bytes = largest[0];
+    sizes_.recv_bytes = largest[1];
+  }
+  grow_registered(send_, send_registration_, sizes_.send_bytes);
+  grow_registered(recv_, recv_registration_, sizes_.recv_bytes);
+  if (!rows_.get() || rows_.bytes() < sizes_.rows_bytes)
+    rows_ = DeviceBuffer::allocate(rounded(sizes_.rows_bytes));  // local kernels only: never registered
   // Timed runs move whatever the buffers hold; zeros keep NaN and denormal patterns out of the reductions.
   for (DeviceBuffer* buffer : {&send_, &recv_, &rows_})
     K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
   wait_stream("allocate");
+}
+
+void NcclTransport::grow_registered(DeviceBuffer& buffer, NcclRegistration& registration, std::size_t bytes) {
+  if (buffer.get() && buffer.bytes() >= bytes) return;
+  registration.reset();  // before the memory it names is freed
+  if (register_mode_ == NcclRegister::none) {
+    buffer = DeviceBuffer::allocate(rounded(bytes));
+    return;
+  }
+  buffer = DeviceBuffer();
+  buffer = allocate_nccl_memory(rounded(std::max<std::size_t>(bytes, 1), kRegisteredAlignment));
+  ncclComm_t comm = comm_.get();
+  const auto armed = comm_.guard();  // a window registration waits for every rank
+  if (register_mode_ == NcclRegister::local) {
+    void* handle = nullptr;
+    K25_NCCL_CALL(ncclCommRegister(comm, buffer.get(), buffer.bytes(), &handle));
+    registration = NcclRegistration::local(comm, handle);
+    return;
+  }
+#if K25_NCCL_HAS_WINDOWS
+  ncclWindow_t window = nullptr;
+  K25_NCCL_CALL(ncclCommWindowRegister(comm, buffer.get(), buffer.bytes(), &window, NCCL_WIN_COLL_SYMMETRIC));
+  registration = NcclRegistration::window(comm, window);
+#endif
 }
 
 BurstId NcclTransport::prepare(const OpBurst& burst) {

@@ -13,9 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include <mpi.h>
+
 #include "common/rank_context.hpp"
 #include "transport/nccl/cuda_resources.hpp"
 #include "transport/nccl/nccl_communicator.hpp"
+#include "transport/nccl/nccl_registration.hpp"
 #include "transport/nccl/watchdog.hpp"
 #include "transport/peer_layout.hpp"
 #include "transport/transport.hpp"
@@ -45,6 +48,10 @@ class NcclTransport final : public Transport {
   bool completes_on_launch() const override { return false; }
   int device() const override { return device_; }
 
+  // Grows the buffers to `sizes` (and the largest of earlier calls). With --nccl-register local or symmetric,
+  // send and receive buffers come from ncclMemAlloc and are registered; symmetric windows are collective and
+  // of one size on every rank, so allocate() is then collective over the world and takes the largest size
+  // any rank asks for.
   void allocate(const BufferSizes& sizes) override;
   BurstId prepare(const OpBurst& burst) override;
   void launch(BurstId burst, std::size_t op_index) override;
@@ -90,6 +97,8 @@ class NcclTransport final : public Transport {
   void enqueue_stall(const PreparedBurst& burst, std::size_t op_index);
   void* input(const CollectiveOp& op) const;   // where the op's input lies (in place or not)
   void* result(const CollectiveOp& op) const;  // where its result lands
+  // Grows `buffer` to `bytes` where it is smaller: deregisters it, allocates anew, registers the new one.
+  void grow_registered(DeviceBuffer& buffer, NcclRegistration& registration, std::size_t bytes);
   void check_nccl(ncclResult_t rc, const char* call, const char* file, int line);
   void check_watchdog(const char* call, const char* file, int line);
   void wait_stream(const char* what);
@@ -100,6 +109,8 @@ class NcclTransport final : public Transport {
 
   bool in_place_ = false;
   bool emulated_ = false;
+  NcclRegister register_mode_ = NcclRegister::none;
+  MPI_Comm world_ = MPI_COMM_NULL;  // the run's communicator, for the symmetric windows' common size
   double timeout_s_ = 60.0;
   int rank_ = 0, ranks_ = 1;
   bool stalled_ = false;     // an op marked stall_before was enqueued (test only)
@@ -110,8 +121,9 @@ class NcclTransport final : public Transport {
   CudaStream stream_;
   NcclCommunicator comm_;
   DeviceBuffer send_, recv_, rows_;
-  DeviceBuffer wrong_count_;     // one unsigned long long
-  PinnedHostBuffer wrong_host_;  // its copy on the host
+  NcclRegistration send_registration_, recv_registration_;  // --nccl-register local or symmetric
+  DeviceBuffer wrong_count_;                                // one unsigned long long
+  PinnedHostBuffer wrong_host_;                             // its copy on the host
   PinnedHostBuffer stall_flag_;  // one int: 0 holds an injected stall, 1 releases it
   PinnedHostBuffer hold_flag_;   // one int: 0 holds the stream for device-only timing, 1 releases it
   BufferSizes sizes_;
