@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/report_reader.hpp"
+#include "app/replay_config_option.hpp"
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
 #include "capture/capture_analysis.hpp"
@@ -25,11 +26,6 @@ namespace k25 {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kEmitConfigUnavailable =
-    "the explicit op-sequence config (the decode-realism issue) is not in this k25comm yet; the captured "
-    "step is in "
-    "capture.json communicators[].step (pattern, by_size)";
 
 std::vector<std::string> make_plots(const std::string& json_path, const std::string& csv_path,
                                     const std::string& out_dir, const std::string& script_option,
@@ -98,7 +94,15 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   CaptureSettings settings;
   settings.prefill_factor = options.prefill_factor;
   settings.prefill_tokens = options.prefill_tokens;
-  if (!options.model_config.empty()) settings.model = capture_model(load_config(options.model_config).model);
+  if (!options.emit_config.empty() && options.model_config.empty())
+    throw UsageError(
+        "--emit-config needs --model CONFIG: the Inspector records sizes, not token counts, and the replay "
+        "config takes the model's shape and bytes per token from it");
+  std::optional<RunConfig> model;
+  if (!options.model_config.empty()) {
+    model = load_config(options.model_config);
+    settings.model = capture_model(model->model);
+  }
   std::optional<RunReport> replay, serve;
   if (!options.replay_path.empty()) replay = read_report_file(options.replay_path);
   if (!options.serve_path.empty()) {
@@ -115,10 +119,17 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   if (replay) result.replay = compare_with_replay(result, *replay, options.replay_path);
   result.attribution = live_attribution(result, serve ? serve->serve.levels : std::vector<ServeLevel>{},
                                         options.tpot_ms, replay ? &*replay : nullptr);
-  if (!options.emit_config.empty())
-    result.emit_config = {true, false, options.emit_config, kEmitConfigUnavailable};
+  ReplayConfigText emitted;
+  if (!options.emit_config.empty()) {
+    emitted = replay_config_text(result, *model, options.model_config, options.inputs, options.emit_config);
+    result.emit_config = {true, false, options.emit_config, emitted.reason};
+  }
 
   ensure_writable_directory(options.out_dir);
+  if (emitted.ok) {  // before capture.json, which says it was written
+    write_file_atomically(options.emit_config, emitted.yaml);
+    result.emit_config.written = true;
+  }
   const std::string json_path = (fs::path(options.out_dir) / "capture.json").string();
   const std::string csv_path = (fs::path(options.out_dir) / "capture-ops.csv").string();
   const std::string md_path = (fs::path(options.out_dir) / "capture.md").string();
@@ -132,9 +143,9 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
 
   print_summary(result, out);
   out << fmt::format("wrote {}, {} and {}\n", json_path, md_path, csv_path) << std::flush;
-  if (result.emit_config.requested)
-    throw UsageError(
-        fmt::format("--emit-config {}: not written: {}", options.emit_config, kEmitConfigUnavailable));
+  if (result.emit_config.written) out << fmt::format("wrote {}: {}\n", options.emit_config, emitted.summary);
+  if (result.emit_config.requested && !result.emit_config.written)
+    throw UsageError(fmt::format("--emit-config {}: not written: {}", options.emit_config, emitted.reason));
   return 0;
 }
 

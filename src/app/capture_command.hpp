@@ -26,8 +26,9 @@ struct CaptureOptions {
 };
 
 // Returns 0. Throws UsageError (exit 2) for unreadable or foreign input, an unknown Inspector format version,
-// a bad --model/--replay/--serve file, and, after writing every output, for --emit-config while the explicit
-// op-sequence config does not exist yet; RuntimeFault (exit 3) when the output cannot be written.
+// a bad --model/--replay/--serve file, --emit-config without --model, and, after writing every other output,
+// for an --emit-config the capture cannot give (no decode step, kinds model.sequence cannot hold, sizes that
+// neither scale with tokens nor stay fixed); RuntimeFault (exit 3) when the output cannot be written.
 int run_capture_command(const CaptureOptions& options, std::ostream& out);
 
 }  // namespace k25

@@ -10,6 +10,7 @@
 
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
+#include "config/config_writer.hpp"
 
 namespace {
 
@@ -70,6 +71,24 @@ TEST_CASE("a config that went through report.json loads back to the same run") {
     CHECK(again.sweep.allreduce_dtype == config.sweep.allreduce_dtype);
     CHECK(again.transport.inject_delay == "1:5");
   }
+}
+
+TEST_CASE("a config written as YAML loads back to the same run, sequence and comments included") {
+  for (const char* name : {"kimi.yaml", "smoke-sequence.yaml", "kimi-vllm-tp8.yaml", "smoke-decode.yaml"}) {
+    const k25::RunConfig config = k25::load_config(std::string(K25_SOURCE_DIR) + "/configs/" + name);
+    const std::string yaml = k25::config_to_yaml(config, "first line\n\nthird line");
+    CHECK(yaml.rfind("# first line\n#\n# third line\n\nmodel:\n", 0) == 0);
+    const k25::RunConfig again = k25::parse_config(yaml, name);
+    CHECK(k25::config_to_json(again) == k25::config_to_json(config));
+    CHECK(again.model.sequence.size() == config.model.sequence.size());
+  }
+  // Sequence entries read as the README writes them: inline, kind and dtype first.
+  const k25::RunConfig sequence =
+      k25::load_config(std::string(K25_SOURCE_DIR) + "/configs/smoke-sequence.yaml");
+  const std::string yaml = k25::config_to_yaml(sequence);
+  CHECK(yaml.find("    - {kind: \"allreduce\", dtype: \"bf16\", bytes_per_token: 512, count: 1, name: "
+                  "\"embedding\"}\n") != std::string::npos);
+  CHECK(yaml.find("  tokens: [1, 4, 16]\n") != std::string::npos);
 }
 
 TEST_CASE("the README lists exactly the table's keys") {
