@@ -142,10 +142,16 @@ NcclTransport::~NcclTransport() {
     (void)stall_flag_.release();
     (void)hold_flag_.release();
   } else {
-    // Registrations go before the communicator (window deregistration is collective, as every rank's
-    // transport ends here), the buffers after it.
-    send_registration_.reset();
-    recv_registration_.reset();
+    // Registrations go before the communicator (window deregistration may wait for every rank: bounded by
+    // the watchdog, which aborts the communicator), the buffers after it.
+    if (comm_) {
+      const auto armed = comm_.guard();
+      send_registration_.reset();
+      recv_registration_.reset();
+    } else {  // aborted: the handles name a communicator that is gone
+      send_registration_.release();
+      recv_registration_.release();
+    }
     comm_.finalize_and_destroy();
   }
   // Bursts that outlive the transport leak their graphs instead of touching a freed communicator.
@@ -188,15 +194,17 @@ void NcclTransport::allocate(const BufferSizes& sizes) {
 
 void NcclTransport::grow_registered(DeviceBuffer& buffer, NcclRegistration& registration, std::size_t bytes) {
   if (buffer.get() && buffer.bytes() >= bytes) return;
-  registration.reset();  // before the memory it names is freed
   if (register_mode_ == NcclRegister::none) {
     buffer = DeviceBuffer::allocate(rounded(bytes));
     return;
   }
+  ncclComm_t comm = comm_.get();
+  const auto armed = comm_.guard();  // window registration and deregistration may wait for every rank
+  registration.reset();              // before the memory it names is freed
+  check_watchdog(register_mode_ == NcclRegister::local ? "ncclCommDeregister" : "ncclCommWindowDeregister",
+                 __FILE__, __LINE__);
   buffer = DeviceBuffer();
   buffer = allocate_nccl_memory(rounded(std::max<std::size_t>(bytes, 1), kRegisteredAlignment));
-  ncclComm_t comm = comm_.get();
-  const auto armed = comm_.guard();  // a window registration waits for every rank
   if (register_mode_ == NcclRegister::local) {
     void* handle = nullptr;
     K25_NCCL_CALL(ncclCommRegister(comm, buffer.get(), buffer.bytes(), &handle));
