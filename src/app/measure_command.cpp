@@ -152,6 +152,9 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
         "--modes graph: the {} transport has no graph mode (CUDA graphs need --backend nccl on GPUs), so "
         "nothing would be measured; add eager (--modes eager,graph) or run on the nccl transport",
         transport.name()));
+  // Graph mode pads a count to the next capture size; counts that pad alike are measured once.
+  const std::vector<MeasuredCount> schedule =
+      measured_counts(config.sweep.tokens, modes, config.sweep.graph_sizes);
   TopologyInfo topology = probe_topology(context, transport.device(), nccl);
   if (config.transport.emulate_ranks && transport.device() >= 0) label_emulated(topology, context.size());
   check_registration(config, context, topology);  // before allocate(), which registers the buffers
@@ -221,13 +224,11 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
     for (const auto& note : run.notes) state->table.print_note("note: " + note);
     state->table.print_note(
         "times: max over ranks per trial; op = one collective, step = the whole burst of one decode step");
-    if (comm_asked) state->table.print_header();
+    if (comm_asked)
+      state->table.print_header(!describe_graph_padding(schedule, config.sweep.graph_sizes).empty());
   }
 
-  // Plans are pure data: every rank derives the same ones, one per measured token count (graph mode pads a
-  // count to the next capture size; counts that pad alike are measured once).
-  const std::vector<MeasuredCount> schedule =
-      measured_counts(config.sweep.tokens, modes, config.sweep.graph_sizes);
+  // Plans are pure data: every rank derives the same ones, one per measured token count.
   std::vector<DecodeStepPlan> plans;
   for (const MeasuredCount& count : schedule)
     plans.push_back(

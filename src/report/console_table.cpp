@@ -22,17 +22,22 @@ std::string tokens_cell(const PhaseResult& r) {
 
 }  // namespace
 
-void ConsoleTable::print_header() const {
+void ConsoleTable::print_header(bool graph_padding) const {
   fmt::print(
-      out_, "#\n# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
+      out_,
+      "#\n# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
       "phase", "tokens", "bytes", "ops", "mode", "trials", "op p50", "op p90", "step p50", "step p90",
       "algbw", "busbw", "wrong", "slowest");
   fmt::print(
       out_, "# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
       "", "", "(per op)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(rank)");
-  fmt::print(out_,
-             "# tokens: per decode step for allreduce, per rank for dispatch and combine; 3->4: 3 asked, "
-             "measured at the CUDA-graph capture size 4 (graph mode pads, as vLLM does)\n");
+  fmt::print(
+      out_,
+      "# tokens: per decode step for allreduce, allgather and reducescatter, per rank for dispatch and "
+      "combine{}\n",
+      graph_padding ? "; 3->4: 3 asked, measured at the CUDA-graph capture size 4 (graph mode pads, as "
+                      "vLLM does)"
+                    : "");
   std::fflush(out_);
 }
 

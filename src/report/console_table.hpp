@@ -14,7 +14,9 @@ namespace k25 {
 class ConsoleTable {
  public:
   explicit ConsoleTable(std::FILE* out) : out_(out) {}
-  void print_header() const;
+  // The column heads and what the tokens column means; `graph_padding`: some count is measured padded, and
+  // the note says how "3->4" reads.
+  void print_header(bool graph_padding) const;
   void print_row(const PhaseResult& result) const;
   void print_note(const std::string& text) const;  // "# ..." line
 
