@@ -12,6 +12,7 @@
 #include "plan/decode_gaps.hpp"
 #include "plan/graph_padding.hpp"
 #include "report/atomic_file.hpp"
+#include "transport/registration_check.hpp"
 
 namespace k25 {
 
@@ -96,6 +97,10 @@ int run_dry_run(const RunConfig& config, int ranks, std::FILE* out) {
                gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed);
     if (!gaps.gaps_from.empty()) fmt::print(out, "# {}\n", gaps.gaps_from);
   }
+  if (const std::string note =
+          registration_note(config.transport.nccl_register, ranks, config.transport.emulate_ranks);
+      !note.empty())
+    fmt::print(out, "# {} (checked against the NCCL version and topology when the run starts)\n", note);
   fmt::print(out, "#\n# {:>6} {:>9} {:>5} {:>5} {:>14} {:>14} {:>16} {:>16}  {}\n", "tokens", "phase",
              "dtype", "ops", "bytes/op", "MB/step", "max send/rank", "max recv/rank",
              "measured for (mode: tokens asked)");
