@@ -47,19 +47,22 @@ int Comparison::count(Verdict verdict) const {
 
 namespace {
 
-// A boolean of the effective config ("sweep.in_place"), "true"/"false", or "" when the report does not say.
-std::string config_flag(const RunReport& report, const char* section, const char* key) {
+// The effective config's value at section.key ("sweep.in_place"), or null when the report does not say.
+nlohmann::json config_value(const RunReport& report, const char* section, const char* key) {
   const nlohmann::json& config = report.run.config;
-  if (!config.is_object() || !config.contains(section) || !config[section].is_object()) return {};
-  const nlohmann::json& value = config[section].value(key, nlohmann::json());
+  if (!config.is_object() || !config.contains(section) || !config[section].is_object()) return nullptr;
+  return config[section].value(key, nlohmann::json());
+}
+
+// A boolean of the effective config, "true"/"false", or "" when the report does not say.
+std::string config_flag(const RunReport& report, const char* section, const char* key) {
+  const nlohmann::json value = config_value(report, section, key);
   return value.is_boolean() ? (value.get<bool>() ? "true" : "false") : "";
 }
 
 // A string of the effective config ("transport.nccl_register"), or `absent` when the report does not say.
 std::string config_text(const RunReport& report, const char* section, const char* key, const char* absent) {
-  const nlohmann::json& config = report.run.config;
-  if (!config.is_object() || !config.contains(section) || !config[section].is_object()) return absent;
-  const nlohmann::json& value = config[section].value(key, nlohmann::json());
+  const nlohmann::json value = config_value(report, section, key);
   return value.is_string() ? value.get<std::string>() : absent;
 }
 

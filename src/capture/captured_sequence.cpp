@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "capture/primary_communicator.hpp"
+
 namespace k25 {
 namespace {
 
@@ -47,19 +49,14 @@ CapturedSequence captured_sequence(const CaptureResult& capture, Dtype dtype) {
   }
   const std::uint64_t per_token = capture.model->bytes_per_token();
   // The communicator with the most decode steps, as the attribution takes it.
-  std::size_t chosen = capture.communicators.size();
-  for (std::size_t i = 0; i < capture.communicators.size(); ++i) {
-    const StepSummary& step = capture.communicators[i].step;
-    if (step.decode_steps > 0 && (chosen == capture.communicators.size() ||
-                                  step.decode_steps > capture.communicators[chosen].step.decode_steps))
-      chosen = i;
-  }
-  if (chosen == capture.communicators.size() || chosen >= capture.timelines.size()) {
+  const CommunicatorResult* primary = primary_communicator(capture);
+  const auto chosen = static_cast<std::size_t>(primary - capture.communicators.data());
+  if (primary == nullptr || chosen >= capture.timelines.size()) {
     out.reason = "no communicator holds a decode step (capture.md says why none was found)";
     return out;
   }
-  const CommunicatorResult& comm = capture.communicators[chosen];
-  out.communicator = comm.name.empty() || comm.name == "unknown" ? comm.id : comm.name;
+  const CommunicatorResult& comm = *primary;
+  out.communicator = comm_label(comm);
   out.ranks = comm.n_ranks;
 
   // The decode steps' ops, in sequence order.

@@ -24,12 +24,11 @@ struct CapturedSequence {
 // From the decode steps of the communicator with the most of them (capture.timelines): each op's size as
 // nccl-tests counts it (the Inspector writes an AllGather's or ReduceScatter's per-rank part: times the
 // ranks), and the step's token count from its largest AllReduce over the model's bytes per token
-// (capture.model, from
-// --model; required). An op whose size is tokens x a whole number of bytes in every step gets
-// bytes_per_token, one with the same size in every step fixed `bytes`; runs of equal entries merge into one
-// with a count. The element type is not in the Inspector's records: `dtype` is used (the model's activation
-// dtype). Steps must all hold the same kinds in the same order, of AllReduce, AllGather and ReduceScatter
-// only.
+// (capture.model, from --model; required). An op whose size is tokens x a whole number of bytes in every step
+// gets bytes_per_token, one with the same size in every step fixed `bytes`; runs of equal entries merge into
+// one with a count. The element type is not in the Inspector's records: `dtype` is used (the model's
+// activation dtype). Steps must all hold the same kinds in the same order, of AllReduce, AllGather and
+// ReduceScatter only.
 CapturedSequence captured_sequence(const CaptureResult& capture, Dtype dtype);
 
 }  // namespace k25

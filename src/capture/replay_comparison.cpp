@@ -6,20 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "capture/primary_communicator.hpp"
+
 namespace k25 {
 namespace {
-
-std::string comm_label(const CommunicatorResult& c) {
-  return c.name.empty() || c.name == "unknown" ? c.id : c.name;
-}
-
-// The communicator whose decode steps the attribution uses: the one with the most.
-const CommunicatorResult* primary_communicator(const CaptureResult& capture) {
-  const CommunicatorResult* best = nullptr;
-  for (const CommunicatorResult& c : capture.communicators)
-    if (c.step.decode_steps > 0 && (!best || c.step.decode_steps > best->step.decode_steps)) best = &c;
-  return best;
-}
 
 // One per measurement: graph-mode counts padded to one capture size share a measurement (same tokens, mode).
 std::vector<const PhaseResult*> allreduce_results(const RunReport& replay) {

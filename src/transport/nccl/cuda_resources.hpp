@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
 #include <utility>
 
 #include "transport/nccl/cuda_check.hpp"
@@ -117,43 +118,21 @@ class DeviceBuffer {
     return DeviceBuffer(p, bytes, [](void* q) { (void)cudaFree(q); });
   }
   static DeviceBuffer adopt(void* p, std::size_t bytes, Free free) { return DeviceBuffer(p, bytes, free); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& other) noexcept
-      : memory_(std::exchange(other.memory_, nullptr)),
-        bytes_(std::exchange(other.bytes_, 0)),
-        free_(other.free_) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    if (this != &other) {
-      reset();
-      memory_ = std::exchange(other.memory_, nullptr);
-      bytes_ = std::exchange(other.bytes_, 0);
-      free_ = other.free_;
-    }
-    return *this;
-  }
-  ~DeviceBuffer() { reset(); }
 
   template <typename T = void>
   T* get() const {
-    return static_cast<T*>(memory_);
+    return static_cast<T*>(memory_.get());
   }
   std::size_t bytes() const { return bytes_; }
   void* release() {
     bytes_ = 0;
-    return std::exchange(memory_, nullptr);
-  }
-  void reset() {
-    if (memory_ != nullptr && free_ != nullptr) free_(memory_);
-    memory_ = nullptr;
-    bytes_ = 0;
+    return memory_.release();
   }
 
  private:
-  DeviceBuffer(void* p, std::size_t bytes, Free free) : memory_(p), bytes_(bytes), free_(free) {}
-  void* memory_ = nullptr;
+  DeviceBuffer(void* p, std::size_t bytes, Free free) : memory_(p, free), bytes_(bytes) {}
+  std::unique_ptr<void, Free> memory_{nullptr, nullptr};  // moves, and frees with the allocator's function
   std::size_t bytes_ = 0;
-  Free free_ = nullptr;
 };
 
 // Page-locked host memory, mapped into the device address space (cudaHostAllocMapped) so kernels can poll it.
