@@ -273,8 +273,9 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   r.prefill_tokens = settings.prefill_tokens;
   r.kinds = capture.kinds;
   r.notes = capture.notes;
-  for (const InputFile& file : capture.files)
-    if (file.cut) r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
+  for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
+    if (file.cut && file.format == "inspector")
+      r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
 
   StepHints hints;
   hints.prefill_factor = settings.prefill_factor;

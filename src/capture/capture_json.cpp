@@ -2,16 +2,12 @@
 #include <nlohmann/json.hpp>
 
 #include "capture/capture_result.hpp"
+#include "capture/optional_json.hpp"
 
 namespace k25 {
 namespace {
 
 using nlohmann::json;
-
-template <typename T>
-json optional_json(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
 
 json input_json(const InputFile& f) {
   json j = {{"path", f.path},

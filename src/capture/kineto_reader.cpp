@@ -220,14 +220,14 @@ TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name)
   TraceFile& file = capture.files.back();
   file.path = name;
   file.format = "kineto";
-  if (bytes.cut) {
-    file.cut = true;
-    file.cut_reason = bytes.cut_reason;
-  }
-  const bool gzip_cut = file.cut;
+  const std::string gzip_cut = bytes.cut ? bytes.cut_reason : "";
   element root = parse_or_repair(bytes, name, file);
-  if (gzip_cut && file.cut_reason != bytes.cut_reason)
-    file.cut_reason = bytes.cut_reason + "; " + file.cut_reason;
+  bytes =
+      FileBytes{};  // the document holds its own copies of strings and numbers: the text is no longer needed
+  if (!gzip_cut.empty()) {  // the gzip stream ended early, and the JSON with it (where it was repaired)
+    file.cut = true;
+    file.cut_reason = file.cut_reason.empty() ? gzip_cut : gzip_cut + "; " + file.cut_reason;
+  }
   object top;
   element events_value;
   simdjson::dom::array events;

@@ -1,17 +1,13 @@
 // JSON form of a trace's figures (capture.json "trace").
 #include <nlohmann/json.hpp>
 
+#include "capture/optional_json.hpp"
 #include "capture/trace_result.hpp"
 
 namespace k25 {
 namespace {
 
 using nlohmann::json;
-
-template <typename T>
-json optional_json(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
 
 json overlap_json(const CommOverlap& o) {
   return {{"merged_us", o.merged_us},

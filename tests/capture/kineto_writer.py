@@ -70,11 +70,13 @@ class Trace:
                            f'"tid": {tid}, "ts": {self._ts(t_us)}, "dur": {self._dur(dur_us)}, '
                            f'"args": {{"External id": 3, "Record function id": 0, "Ev Idx": 1}}}}')
 
-    def cpu_op(self, name, t_us, dur_us, tid=100, cat="cpu_op"):
+    def cpu_op(self, name, t_us, dur_us, tid=100, cat="cpu_op", args=None):
+        """A host event: an operator (cpu_op) or, with stack, a Python frame (python_function)."""
+        args = args or {"External id": 5, "Record function id": 0, "Sequence number": 12, "Fwd thread id": 0,
+                        "Ev Idx": 2}
         self.events.append(f'{{"ph": "X", "cat": "{cat}", "name": {json.dumps(name)}, "pid": {self.host_pid}, '
                            f'"tid": {tid}, "ts": {self._ts(t_us)}, "dur": {self._dur(dur_us)}, '
-                           f'"args": {{"External id": 5, "Record function id": 0, "Sequence number": 12, '
-                           f'"Fwd thread id": 0, "Ev Idx": 2}}}}')
+                           f'"args": {json.dumps(args)}}}')
 
     def head_text(self):
         """Everything before the first event."""
