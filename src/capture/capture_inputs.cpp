@@ -113,6 +113,13 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
   }
 
   CaptureInputs inputs;
+  // Room for every trace's GPU activities at once (a few hundred bytes of JSON each): the vector never grows
+  // by copying the activities already read.
+  std::uint64_t trace_bytes = 0;
+  for (const Input& input : files)
+    if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
+  inputs.trace.activities.reserve(
+      static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
   InspectorReader inspector;
   bool any_inspector = false;
   std::unique_ptr<KinetoReader> kineto;
@@ -125,7 +132,7 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
           break;
         case InputFormat::kineto:
           if (!kineto) kineto = std::make_unique<KinetoReader>();
-          append_trace(inputs.trace, kineto->read_file(input.path));
+          kineto->read_file(input.path, inputs.trace);
           break;
         case InputFormat::nsys:
           append_trace(inputs.trace, read_nsys_file(input.path));

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <vector>
 
@@ -137,10 +138,13 @@ bool inflate_whole(const unsigned char* in, std::size_t in_size, Output& out, st
 
 }  // namespace
 
-FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string& path, std::size_t padding) {
+FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string& path, std::size_t padding,
+                   FileBytes reuse) {
   FileBytes bytes;
   bytes.file_bytes = size;
   Output out;
+  out.data = std::move(reuse.data_);
+  out.capacity = out.data ? reuse.capacity_ : 0;
   if (!is_gzip(raw, size)) {
     out.reserve(size + padding);
     if (size > 0) std::memcpy(out.data.get(), raw, size);
@@ -168,13 +172,32 @@ FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string
   return bytes;
 }
 
-FileBytes load_file_bytes(const std::string& path, std::size_t padding) {
+FileBytes load_file_bytes(const std::string& path, std::size_t padding, FileBytes reuse) {
   const std::vector<unsigned char> raw = read_raw(path);
-  return bytes_of(raw.data(), raw.size(), path, padding);
+  return bytes_of(raw.data(), raw.size(), path, padding, std::move(reuse));
+}
+
+std::uint64_t file_bytes_hint(const std::string& path) {
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return 0;
+  std::vector<unsigned char> magic;
+  try {
+    magic = read_raw(path, 2);
+  } catch (const UsageError&) {
+    return 0;
+  }
+  if (!is_gzip(magic.data(), magic.size()) || size < 18) return size;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  unsigned char isize[4] = {};
+  if (fd.get() < 0 || ::pread(fd.get(), isize, 4, static_cast<off_t>(size - 4)) != 4) return size;
+  return static_cast<std::uint64_t>(isize[0]) | static_cast<std::uint64_t>(isize[1]) << 8 |
+         static_cast<std::uint64_t>(isize[2]) << 16 | static_cast<std::uint64_t>(isize[3]) << 24;
 }
 
 FileBytes file_bytes_from_text(std::string_view text, const std::string& name, std::size_t padding) {
-  return bytes_of(reinterpret_cast<const unsigned char*>(text.data()), text.size(), name, padding);
+  return bytes_of(reinterpret_cast<const unsigned char*>(text.data()), text.size(), name, padding,
+                  FileBytes{});
 }
 
 std::string file_head(const std::string& path, std::size_t limit) {

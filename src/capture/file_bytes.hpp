@@ -25,14 +25,19 @@ class FileBytes {
 
  private:
   friend FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string& path,
-                            std::size_t padding);
+                            std::size_t padding, FileBytes reuse);
   std::unique_ptr<char[]> data_;
   std::size_t size_ = 0, capacity_ = 0;
 };
 
 // The whole file, gunzipped (libdeflate; zlib where the stream ends early), followed by `padding` spare
-// bytes. Throws UsageError naming the file when it cannot be read or its gzip data is corrupt.
-FileBytes load_file_bytes(const std::string& path, std::size_t padding);
+// bytes; `reuse`'s buffer is written into where it is large enough. Throws UsageError naming the file when it
+// cannot be read or its gzip data is corrupt.
+FileBytes load_file_bytes(const std::string& path, std::size_t padding, FileBytes reuse = {});
+
+// The size of its text: a gzip file's ISIZE (its last member's length mod 2^32), else its own size; 0 when it
+// cannot be read.
+std::uint64_t file_bytes_hint(const std::string& path);
 
 // The same for bytes in memory (tests, fuzzing); `name` names them in messages.
 FileBytes file_bytes_from_text(std::string_view text, const std::string& name, std::size_t padding);

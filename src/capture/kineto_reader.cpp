@@ -167,8 +167,9 @@ std::uint64_t c10d_bytes(const EventArgs& a) {
 
 struct KinetoReader::Impl {
   simdjson::dom::parser parser;
+  FileBytes text;  // the last file's text: its buffer is reused for the next (pages already mapped)
 
-  TraceCapture read(FileBytes& bytes, const std::string& name);
+  void read(FileBytes& bytes, const std::string& name, TraceCapture& capture);
   element parse_or_repair(FileBytes& bytes, const std::string& name, TraceFile& file);
 };
 
@@ -177,6 +178,12 @@ KinetoReader::~KinetoReader() = default;
 
 element KinetoReader::Impl::parse_or_repair(FileBytes& bytes, const std::string& name, TraceFile& file) {
   element root;
+  // Room for files a little larger than this one: the next file of a run reuses the parser's buffers as they
+  // are.
+  if (bytes.size() > parser.capacity() && bytes.size() < simdjson::SIMDJSON_MAXSIZE_BYTES / 2)
+      // On failure the parse below allocates what it needs itself.
+      [[maybe_unused]]
+    const simdjson::error_code reserved = parser.allocate(bytes.size() + bytes.size() / 4);
   const auto error = parser.parse(bytes.data(), bytes.size(), false).get(root);
   if (error == simdjson::SUCCESS) return root;
   // A trace still being written ends inside an event (or after the events): close the document at one of
@@ -214,16 +221,15 @@ element KinetoReader::Impl::parse_or_repair(FileBytes& bytes, const std::string&
       fmt::format("{}: not a profiler trace: {} (JSON expected)", name, simdjson::error_message(error)));
 }
 
-TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name) {
-  TraceCapture capture;
+void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCapture& capture) {
+  const std::size_t file_index = capture.files.size(), first_rank = capture.ranks.size();
+  const std::size_t first_activity = capture.activities.size(), first_mark = capture.marks.size();
   capture.files.emplace_back();
   TraceFile& file = capture.files.back();
   file.path = name;
   file.format = "kineto";
   const std::string gzip_cut = bytes.cut ? bytes.cut_reason : "";
   element root = parse_or_repair(bytes, name, file);
-  bytes =
-      FileBytes{};  // the document holds its own copies of strings and numbers: the text is no longer needed
   if (!gzip_cut.empty()) {  // the gzip stream ended early, and the JSON with it (where it was repaired)
     file.cut = true;
     file.cut_reason = file.cut_reason.empty() ? gzip_cut : gzip_cut + "; " + file.cut_reason;
@@ -239,7 +245,7 @@ TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name)
 
   // The run's facts: distributedInfo (top level, or under metadata in some writers) and the base time.
   TraceRank facts;
-  facts.file = 0;
+  facts.file = file_index;
   std::optional<int> info_rank;
   element info;
   object metadata, info_obj;
@@ -405,29 +411,35 @@ TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name)
     }
   }
 
-  if (capture.activities.empty())
-    throw TraceWithoutGpuEvents(
+  if (capture.activities.size() == first_activity) {
+    const std::string message =
         file.cut ? fmt::format("{}: no whole GPU event before the file is cut ({})", name, file.cut_reason)
-                 : fmt::format("{}: a profiler trace without GPU events (no kernel, memcpy or memset): "
-                               "profile with ProfilerActivity.CUDA",
-                               name));
+                 : fmt::format(
+                       "{}: a profiler trace without GPU events (no kernel, memcpy or memset): "
+                       "profile with ProfilerActivity.CUDA",
+                       name);
+    capture.files.pop_back();  // the capture is as it was (a folder skips such a file)
+    capture.ranks.resize(first_rank);
+    capture.marks.resize(first_mark);
+    throw TraceWithoutGpuEvents(message);
+  }
 
   // Launch modes: a kernel whose correlation is a graph launch's was replayed by a CUDA graph; with host
   // launches in the trace every other kernel was launched on its own.
   const bool launches_seen = !launches.empty();
-  for (std::size_t i = 0; i < capture.activities.size(); ++i) {
+  for (std::size_t i = first_activity; i < capture.activities.size(); ++i) {
     GpuActivity& activity = capture.activities[i];
     if (activity.launch == LaunchMode::graph) continue;
-    if (graph_correlations.contains(correlation_of[i]))
+    if (graph_correlations.contains(correlation_of[i - first_activity]))
       activity.launch = LaunchMode::graph;
     else if (launches_seen && activity.type == GpuActivityType::kernel)
       activity.launch = LaunchMode::eager;
   }
 
-  set_launch_times(launches, capture.activities, 0, correlation_of);
+  set_launch_times(launches, capture.activities, first_activity, correlation_of);
   // Step marks: host marks get the window of what they launched (and the rank of its device).
   const std::size_t host_mark_count = host_marks.size();
-  resolve_step_marks(host_marks, launches, capture.activities, 0, correlation_of, capture.marks);
+  resolve_step_marks(host_marks, launches, capture.activities, first_activity, correlation_of, capture.marks);
   for (std::size_t m = 0; m < gpu_marks.size(); ++m) {
     gpu_marks[m].rank = rank_for(gpu_mark_device[m]);
     capture.marks.push_back(gpu_marks[m]);
@@ -436,11 +448,13 @@ TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name)
 
   // Rank numbers: distributedInfo, else the file name, else the device.
   const std::optional<int> by_name = rank_from_name(name);
-  for (TraceRank& rank : capture.ranks) {
-    if (capture.ranks.size() == 1 && info_rank) {
+  const std::size_t ranks = capture.ranks.size() - first_rank;
+  for (std::size_t r = first_rank; r < capture.ranks.size(); ++r) {
+    TraceRank& rank = capture.ranks[r];
+    if (ranks == 1 && info_rank) {
       rank.rank = *info_rank;
       rank.rank_source = "distributedInfo";
-    } else if (capture.ranks.size() == 1 && by_name) {
+    } else if (ranks == 1 && by_name) {
       rank.rank = *by_name;
       rank.rank_source = "file name";
     } else {
@@ -449,21 +463,21 @@ TraceCapture KinetoReader::Impl::read(FileBytes& bytes, const std::string& name)
     }
     rank.process = std::filesystem::path(name).filename().string();
   }
-  if (capture.ranks.size() > 1)
-    file.notes.push_back(
-        fmt::format("GPU events on {} devices: each device is taken as a rank, numbered by its device",
-                    capture.ranks.size()));
-  return capture;
+  if (ranks > 1)
+    file.notes.push_back(fmt::format(
+        "GPU events on {} devices: each device is taken as a rank, numbered by its device", ranks));
 }
 
-TraceCapture KinetoReader::read_file(const std::string& path) {
-  FileBytes bytes = load_file_bytes(path, kPadding);
-  return impl_->read(bytes, path);
+void KinetoReader::read_file(const std::string& path, TraceCapture& into) {
+  impl_->text = load_file_bytes(path, kPadding, std::move(impl_->text));
+  impl_->read(impl_->text, path, into);
 }
 
 TraceCapture KinetoReader::read_text(std::string_view text, const std::string& name) {
+  TraceCapture capture;
   FileBytes bytes = file_bytes_from_text(text, name, kPadding);
-  return impl_->read(bytes, name);
+  impl_->read(bytes, name, capture);
+  return capture;
 }
 
 }  // namespace k25

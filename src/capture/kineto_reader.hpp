@@ -22,8 +22,10 @@ class KinetoReader {
   // integer microseconds since the epoch), legacy categories (Kernel, Runtime, Memcpy, Memset). The rank from
   // distributedInfo, else the file name (vLLM's -rank-N., SGLang's -TP-N), else the device. A file cut short
   // (a trace still being written) gives its whole events and says where it was cut. Throws UsageError naming
-  // the file for JSON that is not a profiler trace, a trace without GPU events, or unreadable data.
-  TraceCapture read_file(const std::string& path);
+  // the file for JSON that is not a profiler trace, a trace without GPU events (TraceWithoutGpuEvents, `into`
+  // left as it was), or unreadable data. Appends to `into` (its names, ranks, activities, marks, files): a
+  // run's files are read one after the other into one capture, the text buffer and the parser's reused.
+  void read_file(const std::string& path, TraceCapture& into);
 
   // The same for text in memory (tests, fuzzing); `name` names it in messages and gives the rank by name.
   TraceCapture read_text(std::string_view text, const std::string& name);
