@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "capture/markdown_text.hpp"
 #include "capture/trace_headline.hpp"
 #include "capture/trace_markdown.hpp"
 
@@ -28,9 +29,7 @@ namespace {
 constexpr std::size_t kMaxSizeRows = 60;
 
 std::string escaped(const std::string& text) {
-  std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch == '\n' ? ' ' : ch);
-  return out;
+  return markdown_cell(text);
 }
 
 // Microseconds: whole-us Inspector figures keep one decimal; sub-10-us replay figures get more.
@@ -39,9 +38,6 @@ std::string us(double value) {
   const double magnitude = std::fabs(value);
   if (magnitude >= 10 || magnitude == 0) return fmt::format("{:.1f}", value);
   return magnitude >= 1 ? fmt::format("{:.2f}", value) : fmt::format("{:.3f}", value);
-}
-std::string percent(double fraction) {
-  return fmt::format("{:.1f} %", 100.0 * fraction);
 }
 std::string tokens_text(const std::optional<int>& tokens) {
   return tokens ? std::to_string(*tokens) : "-";

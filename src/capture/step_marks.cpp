@@ -111,6 +111,10 @@ const char* to_string(StepPhase phase) {
   return "unknown";
 }
 
+int phase_order(std::string_view phase) {
+  return phase == "decode" ? 0 : phase == "prefill" ? 1 : phase == "mixed" ? 2 : 3;
+}
+
 const char* to_string(MarkFamily family) {
   switch (family) {
     case MarkFamily::vllm:

@@ -12,6 +12,9 @@ enum class StepPhase { decode, prefill, mixed, unknown };
 
 const char* to_string(StepPhase phase);
 
+// The order outputs list phases in: decode, prefill, mixed, unknown (a phase's to_string name).
+int phase_order(std::string_view phase);
+
 // Where a mark comes from; when a rank's trace holds several families, the one with the most marks is taken
 // (ties in this order: the engine's marks before torch's).
 enum class MarkFamily { vllm, sglang, profiler_step };

@@ -30,22 +30,9 @@ std::size_t class_index(KernelClass c) {
   return static_cast<std::size_t>(c);
 }
 
+// A record's phase: 'd' decode, 'p' prefill, 'm' mixed, '?' unknown (OpRecord::phase).
 char phase_char(StepPhase phase) {
-  switch (phase) {
-    case StepPhase::decode:
-      return 'd';
-    case StepPhase::prefill:
-      return 'p';
-    case StepPhase::mixed:
-      return 'm';
-    case StepPhase::unknown:
-      break;
-  }
-  return '?';
-}
-
-int phase_order(const std::string& phase) {
-  return phase == "decode" ? 0 : phase == "prefill" ? 1 : phase == "mixed" ? 2 : 3;
+  return phase == StepPhase::unknown ? '?' : to_string(phase)[0];
 }
 
 std::string file_name(const std::string& path) {

@@ -5,12 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "capture/step_marks.hpp"
+
 namespace k25 {
 namespace {
-
-int phase_rank(const std::string& phase) {
-  return phase == "decode" ? 0 : phase == "prefill" ? 1 : phase == "mixed" ? 2 : 3;
-}
 
 // Milliseconds from 1 ms up, microseconds below.
 std::string duration(double us) {
@@ -24,7 +22,7 @@ std::vector<const TraceStepGroup*> headline_groups(const TraceResult& trace, std
   for (const TraceStepGroup& g : trace.groups)
     if (!g.rank) groups.push_back(&g);
   std::stable_sort(groups.begin(), groups.end(), [](const TraceStepGroup* a, const TraceStepGroup* b) {
-    if (phase_rank(a->phase) != phase_rank(b->phase)) return phase_rank(a->phase) < phase_rank(b->phase);
+    if (phase_order(a->phase) != phase_order(b->phase)) return phase_order(a->phase) < phase_order(b->phase);
     return a->steps > b->steps;
   });
   if (groups.size() > max_lines) groups.resize(max_lines);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "capture/markdown_text.hpp"
 #include "capture/trace_headline.hpp"
 
 namespace k25 {
@@ -15,18 +16,12 @@ namespace {
 constexpr std::size_t kMaxGroupRows = 40;
 constexpr std::size_t kMaxNameLength = 120;
 
-std::string cell(std::string text) {
-  if (text.size() > kMaxNameLength) text = text.substr(0, kMaxNameLength) + "...";
-  std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch == '\n' ? ' ' : ch);
-  return out;
+std::string cell(const std::string& text) {
+  return markdown_cell(text, kMaxNameLength);
 }
 
 std::string ms(double us) {
   return fmt::format("{:.3f}", us / 1000.0);
-}
-std::string percent(double fraction) {
-  return fmt::format("{:.1f} %", 100.0 * fraction);
 }
 std::string batch_text(const std::optional<int>& batch) {
   return batch ? std::to_string(*batch) : "-";

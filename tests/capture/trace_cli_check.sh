@@ -2,20 +2,11 @@
 # `k25comm capture` on profiler traces end to end: the SGLang c10d fixture (sizes from the trace) with a real
 # k25comm replay run (--replay), a serve report (--serve), --emit-config and plots; capture.md opens with the
 # answer; capture-steps.csv holds every step; the emitted config loads and replays the trace's step. Then the vLLM
-# TP8 fixture with --model (sizes from the model, padded), and a folder mixing an Inspector dump and a trace.
+# TP8 fixture with --model (sizes from the model, padded), and an Inspector dump and a trace read together.
 # usage: trace_cli_check.sh K25COMM SOURCE_DIR TRACE_FIXTURES OUT_DIR
 set -u
 k25comm=$1 src=$2 traces=$3 out=$4
-python=$(command -v /usr/bin/python3 || command -v python3)
-rm -rf "$out"
-mkdir -p "$out"
-fail() { echo "FAIL: $*"; exit 1; }
-
-"$k25comm" --sizes "$src/configs/smoke.yaml" --backend mpi --phases allreduce --modes eager --tokens 1,2,4 \
-  --iters 3 --warmup 1 --op-iters 2 --time-budget 1 --no-check --out "$out/replay" >"$out/replay.log" 2>&1 ||
-  { cat "$out/replay.log"; fail "the replay run failed"; }
-
-export K25_PLOT_CAPTURE_SCRIPT=$src/tools/plot-capture
+. "$(dirname "$0")/check_setup.sh"
 "$k25comm" capture "$traces/sglang-c10d-tp2" --model "$src/configs/smoke.yaml" --replay "$out/replay/report.json" \
   --serve "$src/tests/analysis/data/pcie-report.json" --emit-config "$out/step.yaml" --out "$out/capture" \
   >"$out/capture.log" 2>&1
