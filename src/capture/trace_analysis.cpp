@@ -67,12 +67,12 @@ struct GroupAccumulator {
   std::vector<double> wall, busy, idle, host, merged, overlapped, exposed;
   double wall_total = 0, merged_total = 0, exposed_total = 0;
   struct PerClass {
-    std::vector<double> count, merged;
+    std::vector<double> count, sum, merged;
     double merged_total = 0;
   };
   std::array<PerClass, kClassCount> classes;
   struct PerKind {
-    std::vector<double> count, merged, op_us;
+    std::vector<double> count, sum, merged, op_us;
     double merged_total = 0;
     std::map<std::pair<std::uint64_t, std::uint8_t>, std::uint64_t> sizes;  // (bytes, source) -> ops
     std::set<std::string> dtypes;
@@ -409,14 +409,18 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
                             overlap.measure_in(step.start_ns, step.end_ns));
       for (std::size_t c = 0; c < kClassCount; ++c)
         row.class_merged_us[c] = us(class_union[c].measure_in(step.start_ns, step.end_ns));
-      // Counts per class and the step's collectives per kind (activities starting in the window).
-      std::array<double, kClassCount> class_count{};
+      // Counts and summed times per class and the step's collectives per kind (activities starting in the
+      // window).
+      std::array<double, kClassCount> class_count{}, class_sum{};
       std::map<std::uint16_t, std::vector<std::size_t>> step_comm;
       const auto first =
           std::lower_bound(w.acts.begin(), w.acts.end(), step.start_ns,
                            [&](std::uint32_t i, std::int64_t t) { return trace.activities[i].start_ns < t; });
-      for (auto it = first; it != w.acts.end() && trace.activities[*it].start_ns < step.end_ns; ++it)
-        class_count[class_index(class_of(trace.activities[*it]))] += 1;
+      for (auto it = first; it != w.acts.end() && trace.activities[*it].start_ns < step.end_ns; ++it) {
+        const GpuActivity& a = trace.activities[*it];
+        class_count[class_index(class_of(a))] += 1;
+        class_sum[class_index(class_of(a))] += us(a.end_ns - a.start_ns);
+      }
       for (std::size_t c : comm_of_step[s])
         step_comm[name_class[trace.activities[w.comm[c]].name].kind].push_back(c);
       for (const auto& [k, list] : step_comm) row.comm_ops += list.size();
@@ -437,6 +441,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
         g.exposed_total += row.comm.exposed_us;
         for (std::size_t c = 0; c < kClassCount; ++c) {
           g.classes[c].count.push_back(class_count[c]);
+          g.classes[c].sum.push_back(class_sum[c]);
           g.classes[c].merged.push_back(row.class_merged_us[c]);
           g.classes[c].merged_total += row.class_merged_us[c];
         }
@@ -446,13 +451,16 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
           const double merged = us(kind_union.at(k).measure_in(step.start_ns, step.end_ns));
           pk.merged.push_back(merged);
           pk.merged_total += merged;
+          double sum = 0;
           for (std::size_t c : list) {
             const GpuActivity& a = trace.activities[w.comm[c]];
             pk.op_us.push_back(us(a.end_ns - a.start_ns));
+            sum += us(a.end_ns - a.start_ns);
             ++pk.sizes[{a.bytes, comm_source[c]}];
             if (!name_dtype[a.name].empty()) pk.dtypes.insert(name_dtype[a.name]);
             pk.launches.insert(a.launch);
           }
+          pk.sum.push_back(sum);
         }
       }
       r.step_rows.push_back(std::move(row));
@@ -593,6 +601,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       TraceClassShare cs;
       cs.cls = kKernelClasses[c].key;
       cs.kernels_per_step = median(g.classes[c].count);
+      cs.sum_us = stats_or_zero(std::move(g.classes[c].sum));
       cs.merged_us = stats_or_zero(std::move(g.classes[c].merged));
       cs.share = g.wall_total > 0 ? g.classes[c].merged_total / g.wall_total : 0.0;
       out_group.classes.push_back(std::move(cs));
@@ -602,6 +611,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       ks.kind = kinds[k];
       ks.ops_per_step = median(pk.count);
       ks.op_us = stats_or_zero(std::move(pk.op_us));
+      ks.sum_us = stats_or_zero(std::move(pk.sum));
       ks.merged_us = stats_or_zero(std::move(pk.merged));
       ks.share = g.wall_total > 0 ? pk.merged_total / g.wall_total : 0.0;
       const auto most = std::max_element(pk.sizes.begin(), pk.sizes.end(),

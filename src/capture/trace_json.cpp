@@ -47,6 +47,7 @@ json group_json(const TraceStepGroup& g) {
   for (const TraceClassShare& c : g.classes)
     classes.push_back({{"class", c.cls},
                        {"kernels_per_step", c.kernels_per_step},
+                       {"sum_us", c.sum_us},
                        {"merged_us", c.merged_us},
                        {"share", c.share}});
   json kinds = json::array();
@@ -54,6 +55,7 @@ json group_json(const TraceStepGroup& g) {
     kinds.push_back({{"kind", k.kind},
                      {"ops_per_step", k.ops_per_step},
                      {"op_us", k.op_us},
+                     {"sum_us", k.sum_us},
                      {"merged_us", k.merged_us},
                      {"share", k.share},
                      {"bytes", k.bytes == 0 ? json(nullptr) : json(k.bytes)},

@@ -87,16 +87,17 @@ void render_steps(std::string& md, const TraceResult& t) {
   md += "\n(in brackets: kernels per step, p50)\n\n";
 
   md +=
-      "Collectives per step:\n\n| phase | batch | kind | ops per step | op p50 (us) | op p90 | merged per "
-      "step p50 (us) | "
-      "share of the step | bytes | size from | dtype | launch "
-      "|\n|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|\n";
+      "Collectives per step:\n\n"
+      "| phase | batch | kind | ops per step | op p50 (us) | op p90 | sum per step p50 (us) "
+      "| merged per step p50 | share of the step | bytes | size from | dtype | launch |\n"
+      "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (const TraceStepGroup* g : groups)
     for (const TraceKindShare& k : g->kinds)
-      md += fmt::format("| {} | {} | {} | {:g} | {:.1f} | {:.1f} | {:.1f} | {} | {} | {} | {} | {} |\n",
-                        g->phase, batch_text(g->batch), k.kind, k.ops_per_step, k.op_us.p50, k.op_us.p90,
-                        k.merged_us.p50, percent(k.share), k.bytes == 0 ? "-" : std::to_string(k.bytes),
-                        k.bytes_source, k.dtype.empty() ? "-" : k.dtype, k.launch);
+      md += fmt::format(
+          "| {} | {} | {} | {:g} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} | {} | {} | {} | {} |\n", g->phase,
+          batch_text(g->batch), k.kind, k.ops_per_step, k.op_us.p50, k.op_us.p90, k.sum_us.p50,
+          k.merged_us.p50, percent(k.share), k.bytes == 0 ? "-" : std::to_string(k.bytes), k.bytes_source,
+          k.dtype.empty() ? "-" : k.dtype, k.launch);
   md += "\n";
 }
 

@@ -73,7 +73,8 @@ struct TraceStepRow {
 struct TraceClassShare {
   std::string cls;
   double kernels_per_step = 0;  // p50
-  Stats merged_us;              // per step
+  Stats sum_us;                 // per step: the sum of its kernels' times
+  Stats merged_us;              // per step: the measure of their union
   double share = 0;             // its merged time over all steps / their wall time
 };
 
@@ -81,7 +82,8 @@ struct TraceKindShare {
   std::string kind;
   double ops_per_step = 0;  // p50
   Stats op_us;              // each op's kernel time
-  Stats merged_us;          // per step
+  Stats sum_us;             // per step: the sum of its ops' times
+  Stats merged_us;          // per step: the measure of their union
   double share = 0;
   std::uint64_t bytes = 0;   // the most frequent size (0: unknown)
   std::string bytes_source;  // "trace" | "model" | "unknown"

@@ -150,6 +150,8 @@ TEST_CASE("trace: a vLLM TP8 decode under CUDA graphs, 8 gzip rank files with sk
   CHECK(ar.ops_per_step == 123);
   CHECK(ar.op_us.p50 == Approx(3.0));
   CHECK(ar.merged_us.p50 == Approx(369.0));
+  CHECK(ar.sum_us.p50 == Approx(369.0));
+  CHECK(named(b1.classes, "attention").sum_us.p50 == Approx(98.4));
   CHECK(ar.dtype == "bf16");
   CHECK(ar.launch == "graph");
   CHECK(ar.bytes == 0);
