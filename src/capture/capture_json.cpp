@@ -23,7 +23,11 @@ json input_json(const InputFile& f) {
             {"cut", f.cut}};
   if (f.cut) j["cut_reason"] = f.cut_reason;
   if (f.format != "inspector")
-    j["trace"] = {{"gpu_activities", f.gpu_activities}, {"kernels", f.kernels}, {"step_marks", f.step_marks}};
+    j["trace"] = {{"events", f.trace_events},
+                  {"gpu_activities", f.gpu_activities},
+                  {"kernels", f.kernels},
+                  {"step_marks", f.step_marks},
+                  {"graph_launches", f.graph_launches}};
   return j;
 }
 

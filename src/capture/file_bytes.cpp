@@ -141,7 +141,6 @@ bool inflate_whole(const unsigned char* in, std::size_t in_size, Output& out, st
 FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string& path, std::size_t padding,
                    FileBytes reuse) {
   FileBytes bytes;
-  bytes.file_bytes = size;
   Output out;
   out.data = std::move(reuse.data_);
   out.capacity = out.data ? reuse.capacity_ : 0;
@@ -150,7 +149,6 @@ FileBytes bytes_of(const unsigned char* raw, std::size_t size, const std::string
     if (size > 0) std::memcpy(out.data.get(), raw, size);
     out.size = size;
   } else {
-    bytes.gzip = true;
     if (size < 18 || !inflate_whole(raw, size, out, padding)) {
       out = Output{};
       std::string cut;

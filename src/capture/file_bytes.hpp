@@ -17,10 +17,7 @@ class FileBytes {
   char* data() { return data_.get(); }
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return capacity_; }  // size() + at least the padding asked for
-  void truncate(std::size_t size) { size_ = size; }
-  bool gzip = false;
-  std::uint64_t file_bytes = 0;  // on disk
-  bool cut = false;              // the gzip stream ends early: the bytes are what was whole
+  bool cut = false;  // the gzip stream ends early: the bytes are what was whole
   std::string cut_reason;
 
  private:

@@ -61,9 +61,11 @@ inline const char* bytes_source_name(std::uint8_t source) {
 // One input file and what was found in it.
 struct InputFile {
   std::string path;
-  std::string format = "inspector";                               // "inspector" | "kineto" | "nsys"
-  std::uint64_t gpu_activities = 0, kernels = 0, step_marks = 0;  // profiler traces
-  std::uint64_t lines = 0;                                        // non-empty lines
+  std::string format = "inspector";  // "inspector" | "kineto" | "nsys"
+  // Profiler traces: events (Kineto) or rows (nsys) read, GPU activities, kernels, step marks, graph
+  // launches.
+  std::uint64_t trace_events = 0, gpu_activities = 0, kernels = 0, step_marks = 0, graph_launches = 0;
+  std::uint64_t lines = 0;  // non-empty lines
   std::uint64_t coll_records = 0, p2p_records = 0, dump_markers = 0, proxy_records = 0, other_records = 0;
   std::set<std::string> format_versions;
   bool cut = false;        // the file ends inside a record or a dump (a file still being written)

@@ -669,7 +669,9 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
     InputFile in;
     in.path = f.path;
     in.format = f.format;
+    in.trace_events = f.events;
     in.gpu_activities = f.kernels + f.copies;
+    in.graph_launches = f.graph_launches;
     in.kernels = f.kernels;
     in.step_marks = f.step_marks;
     in.cut = f.cut;
