@@ -14,23 +14,28 @@ import unittest
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
+from ports import read_port_line, refused_port  # noqa: E402  (tests/common: ports and bounded waits)
+
 DRIVER = os.environ.get("K25_SERVE_DRIVER", "k25_serve_driver")
 ITL_MS = 20.0
 TTFT_MS = 300.0  # long enough that the fake server's request intake (a few ms) stays within tolerance
 
 
 class FakeServer:
-    """The fake server as a subprocess on a free port."""
+    """The fake server as a subprocess on a port the kernel chose (--port 0), read from its "PORT <n>" line."""
 
     def __init__(self, *args):
         self.process = subprocess.Popen(
             [sys.executable, os.path.join(HERE, "fake_openai_server.py"), "--port", "0", "--max-seconds", "300",
              *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()  # bounded: the server prints its port at once or dies
-        if not line.startswith("PORT "):
+        try:
+            self.port = read_port_line(self.process, 30, "fake_openai_server.py")
+        except (RuntimeError, TimeoutError) as error:
+            self.process.kill()
+            stderr = self.process.stderr.read()
             self.stop()
-            raise RuntimeError("fake server did not start: " + line + self.process.stderr.read())
-        self.port = int(line.split()[1])
+            raise RuntimeError(f"fake server did not start: {error}; stderr: {stderr}")
         self.url = f"http://127.0.0.1:{self.port}"
 
     def stats(self):
@@ -257,18 +262,13 @@ class FaultTests(ServerTestCase):
         self.assertAlmostEqual(level["tpot_ms"]["p50"], 5.0, delta=1.0)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class EndpointTests(unittest.TestCase):
     """Unreachable endpoints: refused, DNS, connect timeout; skipped phase; fail-fast check (exit 3)."""
 
     def test_connection_refused_counted(self):
-        level = run_driver(f"http://127.0.0.1:{free_port()}", "--concurrency", "2", "--requests", "4",
-                           "--warmup", "0", "--connect-timeout", "2")["serve"]["levels"][0]
+        with refused_port() as port:
+            level = run_driver(f"http://127.0.0.1:{port}", "--concurrency", "2", "--requests", "4",
+                               "--warmup", "0", "--connect-timeout", "2")["serve"]["levels"][0]
         self.assertEqual(level["errors"], {"connect_refused": 4})
 
     def test_dns_failure_counted(self):
@@ -303,9 +303,10 @@ class EndpointTests(unittest.TestCase):
                 s.close()
 
     def test_check_fails_fast_with_exit_3_naming_the_url(self):
-        url = f"http://127.0.0.1:{free_port()}"
-        started = time.monotonic()
-        done = run_driver(url, "--check", "--connect-timeout", "2", expect_rc=3)
+        with refused_port() as port:
+            url = f"http://127.0.0.1:{port}"
+            started = time.monotonic()
+            done = run_driver(url, "--check", "--connect-timeout", "2", expect_rc=3)
         self.assertIn(url + "/v1/models", done.stderr)
         self.assertIn("unreachable", done.stderr)
         self.assertLess(time.monotonic() - started, 10)
