@@ -7,6 +7,7 @@ Every test class starts its own server on a free port and kills it at the end; e
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -83,21 +84,32 @@ class ServerTestCase(unittest.TestCase):
 
 
 class TimingTests(ServerTestCase):
-    """Measured TTFT and TPOT against the server's configured values, both API shapes, at 1 and 64 streams."""
+    """Measured TTFT and TPOT against the server's own send times and configured values, both API shapes, at 1
+    and 64 streams."""
 
     def check_level(self, level, requests, tokens, ttft_tolerance=0.05):
+        """Checks the level against what the server really did (GET /stats: the level's requests are the last
+        ones it finished, the warm-up ends before the level starts); returns those stats."""
         self.assertEqual(level["requests"], requests)
         self.assertEqual(level["completed"], requests, level["errors"])
         self.assertEqual(level["failed"], 0)
         self.assertEqual(level["output_tokens"], requests * tokens)
         # TPOT: absolute send deadlines on the server, so only the end points' jitter enters; 3 %.
         self.assertAlmostEqual(level["tpot_ms"]["p50"], ITL_MS, delta=0.03 * ITL_MS, msg=level["tpot_ms"])
-        # TTFT: one scheduling delay of a loaded 2-core machine; 5 %. Never earlier than the server sent it.
-        self.assertAlmostEqual(level["ttft_ms"]["p50"], TTFT_MS, delta=ttft_tolerance * TTFT_MS, msg=level["ttft_ms"])
+        # TTFT and E2EL against the server's real send times: a starved CPU makes the (Python) server send late,
+        # which the client must measure, not hide. One scheduling delay of a loaded 2-core machine on the client's
+        # side; 5 % of the configured TTFT. Never earlier than the server's configured TTFT.
+        stats = self.server.stats()
+        sent = stats["requests"][-requests:]
+        sent_first_ms = statistics.median(r["first_s"] for r in sent) * 1000.0
+        sent_last_ms = statistics.median(r["last_s"] for r in sent) * 1000.0
+        self.assertAlmostEqual(level["ttft_ms"]["p50"], sent_first_ms, delta=ttft_tolerance * TTFT_MS,
+                               msg=f"client {level['ttft_ms']}, server's first sends p50 {sent_first_ms:.1f} ms")
         self.assertGreaterEqual(level["ttft_ms"]["min"], TTFT_MS - 1.0)
         self.assertAlmostEqual(level["itl_ms"]["p50"], ITL_MS, delta=0.15 * ITL_MS, msg=level["itl_ms"])
-        expected_e2el = TTFT_MS + (tokens - 1) * ITL_MS
-        self.assertAlmostEqual(level["e2el_ms"]["p50"], expected_e2el, delta=ttft_tolerance * expected_e2el)
+        self.assertAlmostEqual(level["e2el_ms"]["p50"], sent_last_ms, delta=ttft_tolerance * TTFT_MS,
+                               msg=f"client {level['e2el_ms']}, server's last sends p50 {sent_last_ms:.1f} ms")
+        return stats
 
     def test_completions_concurrency_1(self):
         result = run_driver(self.server.url, "--api", "completions", "--concurrency", "1", "--requests", "4",
@@ -131,9 +143,8 @@ class TimingTests(ServerTestCase):
         result = run_driver(self.server.url, "--api", "completions", "--concurrency", "64", "--requests", "128",
                             "--warmup", "64", "--max-tokens", "32")
         level = self.only_level(result)
-        self.check_level(level, 128, 32, ttft_tolerance=0.25)
+        stats = self.check_level(level, 128, 32, ttft_tolerance=0.25)
         self.assertEqual(level["window_kind"], "steady")
-        stats = self.server.stats()
         self.assertEqual(len(stats["requests"]), 64 + 128)
         # HTTP/1.1 keep-alive: the warm-up connections are reused (+1 model probe, +1 this /stats request)
         self.assertLessEqual(stats["connections"], 64 + 2)
