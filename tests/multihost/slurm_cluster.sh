@@ -115,11 +115,6 @@ bring_up() {
     show_logs
     die "$WAIT_ERROR"
   done
-  if ! wait_until --alive "$(cat "$dir/slurmctld.started")" --alive "$(cat "$dir/slurmd.started")" 60 \
-    "node k25node idle" sh -c '[ "$(sinfo -h -N -n k25node -o %t 2>/dev/null)" = idle ]'; then
-    show_logs
-    die "$WAIT_ERROR (state '$(timeout -k 1 10 sinfo -h -N -n k25node -o %t 2>&1)')"
-  fi
   echo "slurm_cluster: up in $dir: ports $port and $((port + 1)), node idle after $WAITED s"
 
   # The PMIx plugin for Open MPI: Debian's Slurm names it pmix (and pmix_v4, the same library).
@@ -142,7 +137,8 @@ bring_up() {
 show_logs() { cat "$dir"/log/*.out "$dir/log/slurmctld.log" "$dir/log/slurmd.log" 2>/dev/null | tail -40 >&2; }
 
 # start_daemons PORT: slurm.conf with SlurmctldPort PORT and SlurmdPort PORT+1, then slurmctld and slurmd started
-# and waited for until both listen. Fails (WAIT_ERROR says why) when a daemon ends first or 60 s pass.
+# and waited for until both listen and the node is idle. Fails (WAIT_ERROR says why) when a daemon ends first (a
+# port taken: another program may be the one listening there) or 60 s pass at either step.
 start_daemons() {
   local port=$1 host cpus
   host=$(hostname -s)
@@ -191,8 +187,13 @@ EOF
   echo $! >"$dir/slurmctld.started"
   slurmd -D -N k25node -f "$SLURM_CONF" </dev/null >"$dir/log/slurmd.out" 2>&1 &
   echo $! >"$dir/slurmd.started"
-  wait_until --alive "$(cat "$dir/slurmctld.started")" --alive "$(cat "$dir/slurmd.started")" 60 \
-    "slurmctld and slurmd listening on ports $port and $((port + 1))" daemons_listening "$port"
+  local daemons=(--alive "$(cat "$dir/slurmctld.started")" --alive "$(cat "$dir/slurmd.started")")
+  wait_until "${daemons[@]}" 60 "slurmctld and slurmd listening on ports $port and $((port + 1))" \
+    daemons_listening "$port" || return 1
+  wait_until "${daemons[@]}" 60 "node k25node idle" \
+    sh -c '[ "$(sinfo -h -N -n k25node -o %t 2>/dev/null)" = idle ]' && return 0
+  WAIT_ERROR+=" (state '$(timeout -k 1 10 sinfo -h -N -n k25node -o %t 2>&1)')"
+  return 1
 }
 
 daemons_listening() { port_listening "$1" && port_listening $(($1 + 1)); }
