@@ -8,7 +8,8 @@
 #       sh -c '...') runs under timeout(1) with the time left, so no single try outlasts the limit; a shell
 #       function as PROBE must not block (call its own external commands through timeout). Sets WAITED (seconds
 #       waited, e.g. 3.2) and, on failure, WAIT_ERROR ("WHAT: not within 60 s (waited 60.4 s)").
-#   port_from_log LOG PID SECONDS   the port a server started with --port 0 printed into LOG ("PORT <n>")
+#   port_from_log LOG PID SECONDS   sets SERVER_PORT to the port a server started with --port 0 (pid PID)
+#                        printed into LOG ("PORT <n>"), waited for up to SECONDS (fails like wait_until)
 #   pick_ports COUNT     the first of COUNT consecutive free ports outside the ephemeral range (ports.py pick)
 #   port_listening PORT  whether a TCP socket listens on PORT (this network namespace; reads /proc, never blocks)
 #   pid_gone PID         whether process PID has ended
@@ -70,11 +71,10 @@ wait_until() {
   return 0
 }
 
-# port_from_log LOG PID SECONDS: the port of a server started with --port 0 (pid PID) that prints "PORT <n>"
-# into LOG, waited for up to SECONDS; fails (WAIT_ERROR) when the server ends first or the time is up.
 port_from_log() {
-  wait_until --alive "$2" "$3" "the 'PORT <n>' line of pid $2 in $1" grep -q '^PORT ' "$1" || return 1
-  awk '/^PORT / { print $2; exit }' "$1"
+  SERVER_PORT=""
+  wait_until --alive "$2" "$3" "the 'PORT <n>' line of pid $2 in $1" grep -q '^PORT ' "$1" || return
+  SERVER_PORT=$(awk '/^PORT / { print $2; exit }' "$1")
 }
 
 pick_ports() { python3 "$K25_COMMON_DIR/ports.py" pick --count "${1:-1}"; }

@@ -9,8 +9,8 @@ source "$(dirname "$0")/lib.sh"
 python3 "$server" --port 0 --itl-ms 20 --max-seconds 120 >"$out.server.log" 2>&1 &
 server_pid=$!
 trap 'kill $server_pid 2>/dev/null; kill -KILL $JOB_PID 2>/dev/null' EXIT
-port=$(port_from_log "$out.server.log" "$server_pid" 30) || { cat "$out.server.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
-url="http://127.0.0.1:$port"
+port_from_log "$out.server.log" "$server_pid" 30 || { cat "$out.server.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
+url="http://127.0.0.1:$SERVER_PORT"
 
 RANKS=2 start_job "$out" "$out.log" --sizes "$config" --phases serve --endpoint "$url" \
   --concurrency 4 --requests 400 --max-tokens 64
