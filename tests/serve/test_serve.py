@@ -94,15 +94,18 @@ class TimingTests(ServerTestCase):
         self.assertEqual(level["completed"], requests, level["errors"])
         self.assertEqual(level["failed"], 0)
         self.assertEqual(level["output_tokens"], requests * tokens)
-        # TPOT: absolute send deadlines on the server, so only the end points' jitter enters; 3 %.
-        self.assertAlmostEqual(level["tpot_ms"]["p50"], ITL_MS, delta=0.03 * ITL_MS, msg=level["tpot_ms"])
-        # TTFT and E2EL against the server's real send times: a starved CPU makes the (Python) server send late,
-        # which the client must measure, not hide. One scheduling delay of a loaded 2-core machine on the client's
-        # side; 5 % of the configured TTFT. Never earlier than the server's configured TTFT.
+        # Against the server's real send times: a starved CPU makes the (Python) server late, which the client
+        # must measure, not hide (a late first token of a 64-stream wave shortens TPOT: later tokens keep their
+        # absolute deadlines). TPOT: only the end points' jitter enters; 3 % of the ITL. TTFT and E2EL: one
+        # scheduling delay of a loaded 2-core machine on the client's side; 5 % of the configured TTFT. Never
+        # earlier than the server's configured TTFT.
         stats = self.server.stats()
         sent = stats["requests"][-requests:]
+        sent_tpot_ms = statistics.median((r["last_s"] - r["first_s"]) / (r["tokens"] - 1) for r in sent) * 1000.0
         sent_first_ms = statistics.median(r["first_s"] for r in sent) * 1000.0
         sent_last_ms = statistics.median(r["last_s"] for r in sent) * 1000.0
+        self.assertAlmostEqual(level["tpot_ms"]["p50"], sent_tpot_ms, delta=0.03 * ITL_MS,
+                               msg=f"client {level['tpot_ms']}, server's p50 {sent_tpot_ms:.2f} ms")
         self.assertAlmostEqual(level["ttft_ms"]["p50"], sent_first_ms, delta=ttft_tolerance * TTFT_MS,
                                msg=f"client {level['ttft_ms']}, server's first sends p50 {sent_first_ms:.1f} ms")
         self.assertGreaterEqual(level["ttft_ms"]["min"], TTFT_MS - 1.0)
