@@ -89,11 +89,13 @@ class PlotTests(unittest.TestCase):
         shutil.rmtree(out, ignore_errors=True)
         venv = os.path.join(WORK, "venv-without-matplotlib")
         if not os.path.exists(os.path.join(venv, "bin", "python3")):
-            made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], capture_output=True)
+            made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], capture_output=True,
+                                  timeout=120)
             if made.returncode != 0:
                 self.skipTest("python3 -m venv is not available here")
         python = os.path.join(venv, "bin", "python3")
-        self.assertNotEqual(subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode, 0)
+        self.assertNotEqual(subprocess.run([python, "-c", "import matplotlib"], capture_output=True,
+                                           timeout=60).returncode, 0)
         env = dict(os.environ, K25_PYTHON=sys.executable)
         env.pop("K25_PLOT_REEXEC", None)
         done = subprocess.run([python, SCRIPT, os.path.join(DATA, "pcie-report.json"),
