@@ -34,8 +34,9 @@ inline constexpr const char* transport = "transport";            // any other li
 enum class TokenSource {
   usage,       // the server's usage.completion_tokens
   max_tokens,  // no usage, but ignore_eos was asked and the request ended by length: max_tokens were produced
-  chunks,  // neither: the number of content chunks (a chunk may carry several tokens), so a "TPOT" from it
-           // is time per chunk
+  // neither: the number of content chunks (a chunk may carry several tokens), so a TPOT from it is time per
+  // chunk
+  chunks,
 };
 inline const char* to_string(TokenSource source) {
   switch (source) {
@@ -58,8 +59,8 @@ struct RequestRecord {
   std::optional<long long> usage_tokens;         // usage.completion_tokens when the server sent it
   std::optional<long long> usage_prompt_tokens;  // usage.prompt_tokens when the server sent it
   std::string finish_reason;  // the stream's last choices[].finish_reason ("length", "stop")
-  long long forced_tokens =
-      0;  // max_tokens when ignore_eos was asked (the server had to produce them), else 0
+  // max_tokens when ignore_eos was asked (the server had to produce that many), else 0
+  long long forced_tokens = 0;
   bool ok = false;
   std::string error_class;  // one of serve_error::*, empty when ok
   std::string error_message;

@@ -6,21 +6,7 @@
 # usage: nightly_issue21_check.sh SOURCE_DIR K25COMM WORK_DIR
 set -euo pipefail
 src=$1 k25comm=$2 work=$3
-data=$src/tests/analysis/data
-rm -rf "$work" && mkdir -p "$work"
-cp "$data/nvlink-report.json" "$work/baseline.json"
-printf 'model: {name: kimi-k2.5}\n' > "$work/config.yaml"
-fail() { echo "FAIL: $*"; exit 1; }
-nightly() {
-  local name=$1
-  shift
-  set +e
-  "$src/tools/nightly" --config "$work/config.yaml" --baseline "$work/baseline.json" --np "${NP:-8}" \
-    --out-root "$work/$name" --mpirun "$src/tests/analysis/fake_mpirun.sh" --k25comm "$k25comm" "$@"
-  local rc=$?
-  set -e
-  return $rc
-}
+source "$src/tests/analysis/nightly_lib.sh" nvlink
 
 # Issue 21 item 6. A run that refuses its arguments is bad usage (2), not a failed run (3): the stand-in, and the
 # real thing (Kimi's 384 experts do not split over 7 ranks), and an --np that is no number of ranks.
