@@ -55,7 +55,7 @@ class MpiSession {
 };
 
 void print_error(const std::exception& e, bool verbose) {
-  fmt::print(stderr, "{}\n", k25::error_message(e, verbose));
+  std::fputs((k25::error_message(e, verbose) + "\n").c_str(), stderr);  // never throws on a closed stderr
 }
 
 int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
@@ -68,7 +68,7 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
   } catch (const k25::PeerFailed& e) {
     return static_cast<int>(e.code());  // the coordinator printed why
   } catch (const k25::SharedFailure& e) {
-    fmt::print(stderr, "k25comm: error: {}\n", e.what());  // the coordinator's message, as it was raised
+    std::fputs(fmt::format("k25comm: error: {}\n", e.what()).c_str(), stderr);  // the coordinator's message
     return static_cast<int>(e.code());
   } catch (const k25::Error& e) {
     const k25::ErrorExit exit = k25::measurement_error_exit(e, context.is_coordinator());
@@ -92,6 +92,7 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
 }  // namespace
 
 int main(int argc, char** argv) {
+  k25::ignore_broken_pipes();  // `k25comm ... | head`: the console stops, the run goes on
   const bool printing_rank = k25::launcher_rank() == 0;
   const k25::CommandLine cli = k25::parse_command_line(argc, argv, printing_rank);
   if (cli.command == k25::Command::exit_now) return cli.exit_code;
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
       if (!printing_rank) return 0;
       const int ranks =
           cli.dry_run_ranks > 0 ? cli.dry_run_ranks : (k25::launcher_size() > 0 ? k25::launcher_size() : 8);
-      return k25::run_dry_run(config, ranks, stdout);
+      return k25::run_dry_run(config, ranks, cli.overrides.out_dir.value_or(k25::kDefaultPlanDir), stdout);
     }
     return run_measurement(argc, argv, cli, config);
   } catch (const k25::Error& e) {

@@ -5,11 +5,13 @@
 #include <map>
 #include <ostream>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "analysis/report_identity.hpp"
 #include "analysis/report_reader.hpp"
+#include "common/count_noun.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
 
@@ -338,6 +340,13 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
   }
   if (!base.run.complete) c.notes.push_back("the base run is incomplete: " + base.run.incomplete_reason);
   if (!next.run.complete) c.notes.push_back("the new run is incomplete: " + next.run.incomplete_reason);
+  for (const auto& [side, report] : {std::pair{"base", &base}, std::pair{"new", &next}})
+    for (const OversubscribedHost& host : oversubscribed_hosts(report->run))
+      c.notes.push_back(
+          fmt::format("the {} run was oversubscribed ({} ran {} on {}): its times include the scheduler's "
+                      "time slicing, so "
+                      "a difference may be the scheduler's, not a regression",
+                      side, host.host, count_noun(host.ranks, "rank"), count_noun(host.cores, "core")));
 
   const auto base_results = index_results(base);
   const auto new_results = index_results(next);

@@ -124,6 +124,7 @@ std::string serve_level_line(const ServeLevel& level, const std::vector<double>&
   for (const char* name : {"ttft", "tpot", "itl", "e2el"}) {
     std::string upper = name;
     for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (upper == "TPOT" && tpot_per_chunk(level)) upper = "TPOT per CHUNK (no token counts, see notes)";
     line += fmt::format(" | {} mean {} median {} P{} {} ms", upper,
                         metric(level, fmt::format("mean_{}_ms", name)),
                         metric(level, fmt::format("median_{}_ms", name)), pname.substr(1),

@@ -423,6 +423,14 @@ const char* source_mark(EstimateSource source) {
 std::string render_attribution(const RunReport& r) {
   std::string md = "## Decode-time attribution\n\n";
   const std::vector<AttributionRow>& rows = r.attribution;
+  if (rows.empty() && r.results.empty() && !r.serve.levels.empty())
+    return md +
+           "No attribution: this report has serve results but no communication results. Merge it into a "
+           "replay of the same model: `k25comm report REPLAY/report.json --serve THIS/report.json`.\n\n";
+  if (rows.empty() && std::any_of(r.serve.levels.begin(), r.serve.levels.end(), tpot_per_chunk))
+    return md +
+           "No attribution: TPOT here is time per chunk, not per token (the server sent no token counts; see "
+           "the notes).\n\n";
   if (rows.empty()) {
     return md +
            "No attribution: it needs serve results (TPOT per concurrency) and phase results. Give a serve "

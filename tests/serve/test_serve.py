@@ -190,12 +190,37 @@ class TokenCountTests(ServerTestCase):
         self.assertEqual(level["output_tokens"], 4 * 16)
 
     def test_without_usage_chunks_are_counted(self):
+        # No usage, and the stream ends by "stop": the count is the chunks', and TPOT is labelled per chunk.
         for api in ("completions", "chat"):
-            result, level = self.run_level(api=api, usage=0)
+            result, level = self.run_level(api=api, usage=0, finish_reason="stop")
             self.assertEqual(result["serve"]["token_count_source"], "chunks")
             self.assertEqual(level["token_count_source"], "chunks")
+            self.assertEqual(level["chunk_counted"], 4)
+            self.assertEqual(level["tpot_per"], "chunk")
             self.assertEqual(level["output_tokens"], 4 * 16)
             self.assertAlmostEqual(level["tpot_ms"]["p50"], 10.0, delta=0.5)
+
+    def test_without_usage_an_ignore_eos_length_end_counts_max_tokens(self):
+        # Issue 21: a server without usage that sends 4 tokens per chunk. ignore_eos was asked and every request
+        # ended by "length": it produced max_tokens (16), not 4 "tokens" (its chunks).
+        for api in ("completions", "chat"):
+            result, level = self.run_level(api=api, usage=0, tokens_per_chunk=4)
+            self.assertEqual(result["serve"]["token_count_source"], "max_tokens")
+            self.assertEqual(level["token_count_source"], "max_tokens")
+            self.assertEqual(level["chunk_counted"], 0)
+            self.assertEqual(level["tpot_per"], "token")
+            self.assertEqual(level["output_tokens"], 4 * 16)
+            # 4 chunks 10 ms apart carry 16 tokens: TPOT = 30 ms / 15 tokens, not 10 ms per chunk
+            self.assertAlmostEqual(level["tpot_ms"]["p50"], 30.0 / 15.0, delta=0.3)
+
+    def test_without_usage_or_ignore_eos_chunks_are_counted(self):
+        # Without ignore_eos a "length" end says nothing about how many tokens the server produced.
+        result = run_driver(self.endpoint(ttft_ms=30, itl_ms=10, usage=0, tokens_per_chunk=4), "--concurrency",
+                            "2", "--requests", "4", "--warmup", "0", "--max-tokens", "16", "--no-ignore-eos")
+        level = self.only_level(result)
+        self.assertEqual(level["token_count_source"], "chunks")
+        self.assertEqual(level["output_tokens"], 4 * 4)
+        self.assertEqual(level["tpot_per"], "chunk")
 
     def test_several_tokens_per_chunk_usage_wins(self):
         result, level = self.run_level(tokens_per_chunk=2)
@@ -205,7 +230,7 @@ class TokenCountTests(ServerTestCase):
         self.assertAlmostEqual(level["itl_ms"]["p50"], 10.0, delta=1.5)
 
     def test_several_tokens_per_chunk_without_usage_counts_chunks(self):
-        result, level = self.run_level(tokens_per_chunk=2, usage=0)
+        result, level = self.run_level(tokens_per_chunk=2, usage=0, finish_reason="stop")
         self.assertEqual(level["token_count_source"], "chunks")
         self.assertEqual(level["output_tokens"], 4 * 8)
 
@@ -219,9 +244,10 @@ class TokenCountTests(ServerTestCase):
 class FaultTests(ServerTestCase):
     """Every fault is classified and counted, the run goes on, nothing hangs."""
 
-    def run_fault(self, fault, fault_every=1, requests=4, concurrency=2, idle_timeout=0.5, request_timeout=20):
+    def run_fault(self, fault, fault_every=1, requests=4, concurrency=2, idle_timeout=0.5, request_timeout=20,
+                  **options):
         return self.only_level(run_driver(
-            self.endpoint(ttft_ms=20, itl_ms=5, fault=fault, fault_every=fault_every), "--concurrency",
+            self.endpoint(ttft_ms=20, itl_ms=5, fault=fault, fault_every=fault_every, **options), "--concurrency",
             str(concurrency), "--requests", str(requests), "--warmup", "0", "--max-tokens", "8",
             "--idle-timeout", str(idle_timeout), "--connect-timeout", "1", "--request-timeout",
             str(request_timeout), timeout=60))
@@ -243,6 +269,17 @@ class FaultTests(ServerTestCase):
     def test_error_event_after_200(self):
         self.assertEqual(self.assert_all_failed(self.run_fault("stream_error"), "stream_error"),
                          "injected stream error")
+
+    def test_http_404_names_the_url_and_the_other_api(self):
+        # Issue 21: --api completions against a chat-only server.
+        message = self.assert_all_failed(self.run_fault("", apis="chat"), "http_4xx")
+        self.assertIn("HTTP 404", message)
+        url = self.endpoint(ttft_ms=20, itl_ms=5, fault="", fault_every=1, apis="chat") + "/v1/completions"
+        self.assertIn(f"from POST {url}:", message)
+        self.assertIn("try --api chat", message)
+        level = self.only_level(run_driver(self.endpoint(apis="completions"), "--api", "chat", "--concurrency", "1",
+                                           "--requests", "2", "--warmup", "0", "--max-tokens", "4"))
+        self.assertIn("try --api completions", level["error_examples"]["http_4xx"])
 
     def test_stream_cut_in_the_middle(self):
         self.assert_all_failed(self.run_fault("cut"), "stream_cut")
@@ -341,11 +378,12 @@ class EndpointTests(unittest.TestCase):
         self.assertEqual(result["serve"]["levels"], [])
 
 
-def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180):
-    """k25comm's serve phase alone under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest)."""
+def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180, phases="serve"):
+    """k25comm's serve phase (alone by default) under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest);
+    endpoint None leaves --endpoint out."""
     command = [os.environ.get("K25_MPIRUN", "mpirun"), "-np", str(ranks), "--oversubscribe",
-               os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", "serve",
-               "--endpoint", endpoint, "--out", out_dir, *flags]
+               os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", phases,
+               *(["--endpoint", endpoint] if endpoint is not None else []), "--out", out_dir, *flags]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
@@ -440,6 +478,70 @@ class RunTests(unittest.TestCase):
         self.assertIn("| Median TPOT (ms) |", md)
         self.assertIn("| P90 TPOT (ms) |", md)
         self.assertIn("| Total Token throughput (tok/s) |", md)
+
+    def test_serve_alone_without_an_endpoint_is_bad_usage_before_anything_runs(self):
+        out = self.out("no-endpoint")
+        done = run_k25comm(out, None)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertIn("--phases serve: the serve phase is the only one asked and no endpoint is configured",
+                      done.stderr)
+        self.assertEqual(done.stderr.count("k25comm: error:"), 1, done.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "journal.jsonl")))  # nothing started
+
+    def test_an_endpoint_without_the_serve_phase_is_noted_as_unused(self):
+        done = run_k25comm(self.out("endpoint-unused"), self.server.url, "--tokens", "1", "--iters", "3",
+                           phases="allreduce")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        note = f"the endpoint {self.server.url} is not used: --phases allreduce has no serve"
+        self.assertIn("# note: " + note, done.stdout)
+        report = self.load("endpoint-unused")
+        self.assertTrue(any(n.startswith(note) for n in report["run"]["notes"]), report["run"]["notes"])
+        self.assertEqual(report["serve"]["levels"], [])
+
+    def test_serve_only_has_a_headline_and_no_comm_notes(self):
+        # Issue 21 item 9: no "only eager mode was measured" note where nothing was measured in any mode; a
+        # headline in report.md; no attribution table of C | T | TPOT alone.
+        done = run_k25comm(self.out("serve-only"), self.server.url, "--concurrency", "1,2", "--requests", "4",
+                           "--max-tokens", "8", "--modes", "eager,graph")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertNotIn("graph mode needs the nccl transport", done.stdout)
+        report = self.load("serve-only")
+        self.assertEqual(report["attribution"], [])
+        self.assertEqual(len(report["headline"]), 2, report["headline"])
+        self.assertRegex(report["headline"][0], r"^C=1: TPOT p50 \S+ ms, TTFT p50 \S+ ms, \S+ output tok/s "
+                                                r"\(serve only: no communication measured\) "
+                                                r"\[served model fake-model, not smoke\]$")
+        self.assertIn("# headline: C=2: TPOT p50", done.stdout)
+        with open(os.path.join(self.out("serve-only"), "report.md")) as f:
+            md = f.read()
+        self.assertIn("## Headline\n\n- C=1: TPOT p50", md)
+        self.assertIn("this report has serve results but no communication results", md)
+        self.assertNotIn("| C | T | TPOT p50 ms |", md)
+
+    def test_tpot_per_chunk_is_labelled_everywhere_and_not_attributed(self):
+        # Issue 21 item 1: a server without usage whose streams end by "stop" (as @dwmkerr/mock-llm's do).
+        done = run_k25comm(self.out("per-chunk"), self.server.url + "/usage=0/finish_reason=stop/tokens_per_chunk=4",
+                           "--concurrency", "1", "--requests", "4", "--max-tokens", "16", "--tokens", "1",
+                           "--iters", "3", phases="allreduce,serve")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("TPOT per CHUNK (no token counts, see notes) mean", done.stdout)
+        report = self.load("per-chunk")
+        level = report["serve"]["levels"][0]
+        self.assertEqual((level["tpot_per"], level["chunk_counted"], level["output_tokens"]), ("chunk", 4, 16))
+        self.assertEqual(report["attribution"], [])
+        self.assertTrue(any(n.startswith("token counts: at C=1 the server sent no usage.completion_tokens")
+                            for n in report["run"]["notes"]), report["run"]["notes"])
+        chunk_lines = [h for h in report["headline"] if h.startswith("no attribution: TPOT is time per chunk")]
+        self.assertEqual(len(chunk_lines), 1, report["headline"])
+        self.assertIn("TPOT per chunk, not per token", chunk_lines[0])
+        self.assertIn("# headline: no attribution: TPOT is time per chunk", done.stdout)
+
+    def test_http_404_fails_the_run_naming_the_url_and_the_other_api(self):
+        done = run_k25comm(self.out("not-found"), self.server.url + "/apis=chat", "--concurrency", "1",
+                           "--requests", "2", "--max-tokens", "4", "--api", "completions")
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn(f"HTTP 404: no route /v1/completions from POST {self.server.url}/apis=chat/v1/completions: "
+                      "the server has no such route; if it serves the other API, try --api chat", done.stderr)
 
     def test_a_long_level_prints_progress_with_an_eta(self):
         # 4 requests one after another, each about 20 + 40 x 5 ms: progress lines every 0.1 s of the level.
