@@ -7,25 +7,19 @@ set -uo pipefail
 K25COMM=$1 MPIRUN=$2 config=$3 out=$4 server=$5
 source "$(dirname "$0")/lib.sh"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 "$server" --port "$port" --itl-ms 10 --ttft-ms 20 --max-seconds 120 >"$out.server.log" 2>&1 &
+python3 "$server" --port 0 --itl-ms 10 --ttft-ms 20 --max-seconds 120 >"$out.server.log" 2>&1 &
 server_pid=$!
 trap 'kill $server_pid 2>/dev/null; kill -KILL $JOB_PID 2>/dev/null' EXIT
-for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break; sleep 0.1; done
-finished_requests() {
-  python3 -c "import json,urllib.request; print(len(json.load(urllib.request.urlopen('http://127.0.0.1:$port/stats', timeout=5))['requests']))"
-}
+port_from_log "$out.server.log" "$server_pid" 30 || { cat "$out.server.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
+port=$SERVER_PORT
 
 # 1. The serve phase: 400 requests of 16 x 10 ms at 2 streams (about 35 s); Ctrl-C once 6 counted ones have
 #    finished (after the level's 2 warm-up requests).
 RANKS=2 start_job "$out/serve" "$out.serve.log" --sizes "$config" --phases serve --endpoint "http://127.0.0.1:$port" \
   --concurrency 2 --requests 400 --max-tokens 16
-deadline=$((SECONDS + 60))
-until [ "$(finished_requests)" -ge 8 ]; do
-  kill -0 "$JOB_PID" 2>/dev/null || { cat "$out.serve.log"; echo "FAIL: the job ended before the signal"; exit 1; }
-  [ $SECONDS -ge $deadline ] && { cat "$out.serve.log"; echo "FAIL: no 6 requests finished in 60 s"; exit 1; }
-  sleep 0.2
-done
+wait_until --alive "$JOB_PID" 60 "8 requests finished by the server" python3 -c "import json, sys, urllib.request
+sys.exit(len(json.load(urllib.request.urlopen(sys.argv[1] + '/stats', timeout=5))['requests']) < 8)" \
+  "http://127.0.0.1:$port" || { cat "$out.serve.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
 mark_time
 kill -INT "$JOB_PID"
 wait_job 10 || { cat "$out.serve.log"; exit 1; }
