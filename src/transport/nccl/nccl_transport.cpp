@@ -185,6 +185,18 @@ void NcclTransport::throw_if_poisoned() const {
   if (poisoned_) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
 }
 
+// A capture the fault interrupted holds the communicator too: its partial graph goes before the abort.
+void NcclTransport::end_capture() noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (stream_ && cudaStreamIsCapturing(stream_.get(), &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(stream_.get(), &partial) == cudaSuccess && partial != nullptr)
+      (void)cudaGraphDestroy(partial);
+  }
+  (void)cudaGetLastError();
+}
+
 // An executable graph still running is freed when its launch completes (cudaGraphExecDestroy); NCCL's hold on
 // the communicator goes with it, so that ncclCommAbort, which first stops the kernels, then finds none left.
 void NcclTransport::destroy_graphs() noexcept {
@@ -506,6 +518,7 @@ void NcclTransport::fault(const WaitOutcome& outcome, const std::string& activit
   poison();
   const std::string where =
       injected ? stall_words_ + " did not finish (a hang was injected there by --inject-hang)" : activity;
+  end_capture();
   destroy_graphs();
   comm_.abort(fmt::format("{} on rank {} of {}", where, rank_, ranks_));
   throw RuntimeFault(fmt::format("nccl transport, rank {} of {}: {}: {}; communicator aborted", rank_, ranks_,
@@ -555,7 +568,7 @@ void NcclTransport::replay(CapturedBurst& burst) {
   activity_ = "replaying the " + captured->what();
   cudaError_t launched = cudaSuccess;
   {
-    const OpWaitPoint point("cudaGraphLaunch");  // a launch queue that never drains would block here
+    const OpWaitPoint point(activity_.c_str());  // a launch queue that never drains would block here
     const ArmedWait armed(comm_.watchdog(), point);
     launched = cudaGraphLaunch(captured->exec(), stream_.get());
   }

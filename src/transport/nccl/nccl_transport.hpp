@@ -128,7 +128,8 @@ class NcclTransport final : public Transport {
   std::string describe_pending() const;
   void poison() noexcept;
   void throw_if_poisoned() const;
-  void destroy_graphs() noexcept;
+  void end_capture() noexcept;     // a capture in progress, ended and its partial graph destroyed
+  void destroy_graphs() noexcept;  // every graph captured, before the communicator is aborted or destroyed
 
   bool in_place_ = false;
   bool emulated_ = false;
