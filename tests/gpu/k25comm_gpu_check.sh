@@ -86,6 +86,7 @@ for r in decode:
           f"comm {d['comm_us']['p50']:.1f} us, join cost {d['join_cost']:.2f}x")
 PY
 }
+# shellcheck disable=SC2054  # the commas belong to the values
 decode_flags=(--backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,decode --tokens 1,16
               --decode-gap 20 --decode-layer-gap 40 --decode-skew 5 --iters 10 --warmup 2 --op-iters 5 --time-budget 2)
 
@@ -346,7 +347,7 @@ emulated-kill)
   echo "job ended $elapsed s after rank 2 was killed; exit code $rc; $before result(s) journaled before"
   [ "$rc" -ne 0 ] || fail "exit code 0 after a rank died"
   [ "$rc" -ne 124 ] || fail "the job ran out of its time limit"
-  ! rank_pid 0 >/dev/null && ! rank_pid 1 >/dev/null && ! rank_pid 3 >/dev/null || fail "ranks left running"
+  for rank in 0 1 3; do rank_pid "$rank" >/dev/null && fail "rank $rank left running"; done
   [ "$(result_lines "$out/journal.jsonl")" -ge "$before" ] || fail "the journal lost results"
   k25 30 report "$out/journal.jsonl" --out "$out.rerendered" >"$out.rerendered.log" 2>&1 ||
     { cat "$out.rerendered.log"; fail "the journal does not re-render"; }

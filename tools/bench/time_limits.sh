@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Time limits for the GPU scripts (tools/gpu-checks, tests/gpu/*.sh, tools/bench-nccl, tools/bench-decode):
 # source it, then run every command that could hang through `limited`.
 #   K25_DEADLINE   epoch second by which everything started here must be over (set by the caller that owns the
