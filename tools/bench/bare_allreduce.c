@@ -1,21 +1,25 @@
-/* The baseline of tools/bench-host-allreduce: a bare AllReduce burst (sum) timed with MPI_Wtime, at the MPI
- * thread level k25comm runs at (MPI_THREAD_MULTIPLE, src/main.cpp), so that the level's own cost is on both
- * sides. Each repetition is a barrier then `ops` back-to-back AllReduces; its time is the max over ranks.
+/* The baseline of tools/bench-host-allreduce: a bare AllReduce burst (sum) timed with MPI_Wtime, at the
+ * MPI thread level k25comm runs at (MPI_THREAD_MULTIPLE, src/main.cpp), so that its cost is on both sides.
+ * Each repetition is a barrier then `ops` back-to-back AllReduces, each between two MPI_Wtime reads as in
+ * k25comm's per-op pass; an op's time is the max over ranks (reduced after the last repetition). The bands
+ * use the per-op p50 (the median of all ops of all repetitions): an op that a shared machine preempted
+ * moves a burst's total, not the median op.
  *   DTYPE fp32: MPI_FLOAT with MPI_SUM.
- *   DTYPE bf16: 16-bit words with a user-defined MPI_Op, the same arithmetic as k25comm's (add in fp32, round
- * to nearest even, NaN kept quiet), written branch-free so that the compiler vectorises it (build this file
- * at -O3). MODE blocking:    MPI_Allreduce. Prints "P50 MIN": the p50 and the minimum of the repetitions,
- * each divided by `ops` (microseconds per op). MODE paired:      what k25comm's watchdog
- * (src/common/call_watchdog.hpp) costs, measured in one process so that load and frequency drift fall on both
- * sides: repetitions come in pairs, one burst plain and one watched (a monitor thread looking at an atomic
- * sequence number every 100 ms, and each op armed and disarmed as k25comm does it: a relaxed store, two
- * sequentially consistent atomic additions and a load), their order alternating from pair to pair. Between
- * the plain bursts the monitor thread sleeps on a condition variable. Prints "P50_PLAIN P50_WATCHED
- *                     PAIRED_RATIO": the p50 per op of each kind and the median over pairs of watched /
- * plain. MODE nonblocking: MPI_Iallreduce completed by polling MPI_Test (the clock read every 256 polls),
- * k25comm's way where the library lacks MPI_THREAD_MULTIPLE. Open MPI serves it from libnbc, whose algorithms
- * differ from the blocking call's: this mode shows by how much. Prints "P50 MIN". usage: bare_allreduce DTYPE
- * MODE BYTES REPS OPS WARMUP */
+ *   DTYPE bf16: 16-bit words with a user-defined MPI_Op, the same arithmetic as k25comm's (add in fp32,
+ *     round to nearest even, NaN kept quiet), written branch-free so that the compiler vectorises it
+ *     (build at -O3).
+ *   MODE blocking: MPI_Allreduce. Prints "OP_P50 BURST_P50": the per-op p50, and the p50 of the
+ *     repetitions' totals divided by `ops` (microseconds per op).
+ *   MODE paired: what k25comm's watchdog (src/common/call_watchdog.hpp) costs, in one process so that load
+ *     and frequency drift fall on both sides: repetitions come in pairs, one burst plain and one watched (a
+ *     monitor thread looking at an atomic sequence number every 100 ms, and each op armed and disarmed as
+ *     k25comm does it: a relaxed store, two sequentially consistent atomic additions and a load), the order
+ *     alternating from pair to pair; between plain bursts the monitor sleeps on a condition variable.
+ *     Prints "PLAIN_OP_P50 WATCHED_OP_P50 RATIO": the per-op p50 of each kind and watched / plain.
+ *   MODE nonblocking: MPI_Iallreduce completed by polling MPI_Test (the clock read every 256 polls),
+ *     k25comm's way where the library lacks MPI_THREAD_MULTIPLE. Open MPI serves it from libnbc, whose
+ *     algorithms differ from the blocking call's: this mode shows by how much. Prints as blocking does.
+ * usage: bare_allreduce DTYPE MODE BYTES REPS OPS WARMUP */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -126,14 +130,31 @@ static void allreduce(const Burst* burst, enum Mode mode) {
   }
 }
 
-/* One repetition: barrier, `ops` AllReduces; microseconds per op, max over ranks (on rank 0). */
-static double repetition(const Burst* burst, enum Mode mode, int ops) {
+/* One repetition: barrier, `ops` AllReduces, each timed alone into times[0..ops) (this rank's, in us). */
+static void repetition(const Burst* burst, enum Mode mode, int ops, double* times) {
   MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < ops; ++i) allreduce(burst, mode);
-  double mine = (MPI_Wtime() - start) * 1e6 / ops, slowest = 0;
-  MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  return slowest;
+  for (int i = 0; i < ops; ++i) {
+    const double start = MPI_Wtime();
+    allreduce(burst, mode);
+    times[i] = (MPI_Wtime() - start) * 1e6;
+  }
+}
+
+/* Each op's time as the max over ranks, in place on rank 0 (collective). */
+static void slowest_rank_per_op(double* times, int n) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Reduce(rank == 0 ? MPI_IN_PLACE : times, times, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+}
+
+/* The median over `reps` repetitions of a repetition's total per op (times: max over ranks per op). */
+static double burst_p50(const double* times, int reps, int ops) {
+  double* bursts = calloc((size_t)reps, sizeof(double));
+  for (int r = 0; r < reps; ++r)
+    for (int i = 0; i < ops; ++i) bursts[r] += times[r * ops + i] / ops;
+  const double p50 = median(bursts, reps);
+  free(bursts);
+  return p50;
 }
 
 int main(int argc, char** argv) {
@@ -175,35 +196,30 @@ int main(int argc, char** argv) {
   const enum Mode plain = polled ? nonblocking : blocking;
   for (int w = 0; w < warmup; ++w)
     for (int i = 0; i < ops; ++i) allreduce(&burst, plain);
-  double* plain_us = calloc((size_t)reps, sizeof(double));
-  double* watched_us = calloc((size_t)reps, sizeof(double));
-  double* ratios = calloc((size_t)reps, sizeof(double));
+  const int n = reps * ops;
+  double* plain_us = calloc((size_t)n, sizeof(double));
+  double* watched_us = calloc((size_t)n, sizeof(double));
   for (int r = 0; r < reps; ++r) {
     if (!paired) {
-      plain_us[r] = repetition(&burst, plain, ops);
+      repetition(&burst, plain, ops, plain_us + r * ops);
       continue;
     }
     for (int half = 0; half < 2; ++half) {
       const int watched_now = (half == 0) == (r % 2 == 0); /* the order alternates from pair to pair */
       set_watching(watched_now, 0);
-      const double us = repetition(&burst, watched_now ? watched : blocking, ops);
-      if (watched_now) {
-        watched_us[r] = us;
-      } else {
-        plain_us[r] = us;
-      }
+      repetition(&burst, watched_now ? watched : blocking, ops,
+                 (watched_now ? watched_us : plain_us) + r * ops);
     }
     set_watching(0, 0);
-    ratios[r] = watched_us[r] / plain_us[r];
   }
-  if (rank == 0) {
-    if (paired) {
-      const double ratio = median(ratios, reps);
-      printf("%.4f %.4f %.4f\n", median(plain_us, reps), median(watched_us, reps), ratio);
-    } else {
-      const double p50 = median(plain_us, reps);
-      printf("%.4f %.4f\n", p50, plain_us[0]); /* sorted by median(): [0] is the minimum */
-    }
+  slowest_rank_per_op(plain_us, n);
+  if (paired) slowest_rank_per_op(watched_us, n);
+  if (rank == 0 && paired) {
+    const double plain_p50 = median(plain_us, n), watched_p50 = median(watched_us, n);
+    printf("%.4f %.4f %.4f\n", plain_p50, watched_p50, watched_p50 / plain_p50);
+  } else if (rank == 0) {
+    const double bursts = burst_p50(plain_us, reps, ops); /* before median() sorts the ops */
+    printf("%.4f %.4f\n", median(plain_us, n), bursts);
   }
   if (paired) {
     set_watching(0, 1);
@@ -214,7 +230,6 @@ int main(int argc, char** argv) {
   free(burst.out);
   free(plain_us);
   free(watched_us);
-  free(ratios);
   MPI_Finalize();
   return 0;
 }

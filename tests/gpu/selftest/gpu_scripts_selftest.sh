@@ -55,11 +55,21 @@ leftovers() {
 expect_line() {  # FILE REGEX WHAT
   grep -qE "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }
 }
+# expect_band NAME WANT FLAG [VAR=VALUE...]: the case's run_bench NAME with those figures must exit WANT; out of
+# band (WANT 1) its output must flag the row with FLAG.
+expect_band() {
+  local name=$1 want=$2 flag=$3 rc
+  shift 3
+  run_bench "$name" "$@"
+  rc=$?
+  [ "$rc" = "$want" ] || { cat "$work/$name.log"; fail "$name: exit $rc, expected $want"; }
+  [ "$want" = 0 ] || expect_line "$work/$name.log" "$flag" "$name: the row out of band is not flagged"
+}
 
 case "$case_name" in
 groups)
   make_bundle "$work/bundle"
-  K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB= \
+  K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' \
     K25_GPU_ONLY="version kernels transport k25comm k25comm-hang ranks decode register emulated-4 emulated-kill emulated-hang" \
     "$root/tools/gpu-checks" run >"$work/run.log" 2>&1
   rc=$?
@@ -79,7 +89,7 @@ groups)
 time-limit)
   make_bundle "$work/bundle"
   start=$(date +%s)
-  K25_FAKE_SLEEP=1000 K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_GPU_TIME_S=30 K25_NCCL_LIB= \
+  K25_FAKE_SLEEP=1000 K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_GPU_TIME_S=30 K25_NCCL_LIB='' \
     K25_GPU_ONLY="k25comm k25comm-hang device-only" "$root/tools/gpu-checks" run >"$work/run.log" 2>&1
   rc=$?
   took=$(($(date +%s) - start))
@@ -97,7 +107,7 @@ time-limit)
 as-they-end)
   make_bundle "$work/bundle"
   # version ends at once; k25comm never does. gpu-checks is then killed as the device tool's limit would.
-  K25_FAKE_SLEEP=1000 K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB= K25_GPU_ONLY="version k25comm" \
+  K25_FAKE_SLEEP=1000 K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' K25_GPU_ONLY="version k25comm" \
     setsid "$root/tools/gpu-checks" run >"$work/run.log" 2>&1 &
   runner=$!
   waited=0
@@ -149,22 +159,14 @@ capture)
 bench-nccl)
   make_bundle "$work/bundle"
   run_bench() {  # NAME [env...]: exit status of bench-nccl
-    env "${@:2}" K25COMM="$work/bundle/bin/k25comm" NCCL_TESTS_DIR="$work/bundle/ref/nccl-tests" MPIRUN=mpirun K25_BENCH_RANKS="1 2" \
-      OUT="$work/$1" "$root/tools/bench-nccl" >"$work/$1.log" 2>&1
+    env "${@:2}" K25COMM="$work/bundle/bin/k25comm" NCCL_TESTS_DIR="$work/bundle/ref/nccl-tests" MPIRUN=mpirun \
+      K25_BENCH_RANKS="1 2" OUT="$work/$1" "$root/tools/bench-nccl" >"$work/$1.log" 2>&1
   }
-  run_bench in-band K25_FAKE_OP_US=6.3 K25_FAKE_NT_US=6.0
-  rc=$?
-  cat "$work/in-band.log"
-  [ "$rc" = 0 ] || fail "in band: exit $rc"
+  expect_band in-band 0 "" K25_FAKE_OP_US=6.3 K25_FAKE_NT_US=6.0
   expect_line "$work/in-band/bench-nccl.txt" "banded ratio\(s\), 0 outside" "no banded rows"
-  run_bench out-of-band K25_FAKE_OP_US=9.0 K25_FAKE_NT_US=6.0
-  rc=$?
-  [ "$rc" = 1 ] || { cat "$work/out-of-band.log"; fail "a ratio of 1.5: exit $rc, expected 1"; }
-  expect_line "$work/out-of-band.log" "outside 0.90-1.15" "the out-of-band row is not flagged"
-  run_bench wrong K25_FAKE_WRONG=3
-  [ "$?" = 1 ] || fail "wrong elements: not exit 1"
-  run_bench skip K25_FAKE_NO_GPU=1
-  [ "$?" = 77 ] || fail "no GPU: not exit 77"
+  expect_band out-of-band 1 "outside 0.90-1.15" K25_FAKE_OP_US=9.0 K25_FAKE_NT_US=6.0  # a ratio of 1.5
+  expect_band wrong 1 "WRONG 3" K25_FAKE_WRONG=3
+  expect_band skip 77 "" K25_FAKE_NO_GPU=1
   echo "ok: bench-nccl passes in band, exits 1 out of band or with wrong elements, 77 without a GPU"
   ;;
 bench-decode)
@@ -172,16 +174,9 @@ bench-decode)
   run_bench() {  # NAME [env...]
     env "${@:2}" K25COMM="$work/bundle/bin/k25comm" OUT="$work/$1" "$root/tools/bench-decode" >"$work/$1.log" 2>&1
   }
-  run_bench in-band K25_FAKE_OP_US=6.0 K25_FAKE_DECODE_OP_US=6.1 K25_FAKE_GAP_RATIO=1.03
-  rc=$?
-  cat "$work/in-band.log"
-  [ "$rc" = 0 ] || fail "in band: exit $rc"
-  run_bench zero-out K25_FAKE_OP_US=6.0 K25_FAKE_DECODE_OP_US=7.5
-  [ "$?" = 1 ] || fail "zero-gap ratio 1.25: not exit 1"
-  expect_line "$work/zero-out.log" "ZERO-GAP RATIO OUT OF BAND" "the zero-gap row is not flagged"
-  run_bench gap-out K25_FAKE_GAP_RATIO=0.98
-  [ "$?" = 1 ] || fail "gap ratio 0.98: not exit 1"
-  expect_line "$work/gap-out.log" "GAP RATIO OUT OF BAND" "the gap row is not flagged"
+  expect_band in-band 0 "" K25_FAKE_OP_US=6.0 K25_FAKE_DECODE_OP_US=6.1 K25_FAKE_GAP_RATIO=1.03
+  expect_band zero-out 1 "ZERO-GAP RATIO OUT OF BAND" K25_FAKE_OP_US=6.0 K25_FAKE_DECODE_OP_US=7.5
+  expect_band gap-out 1 " GAP RATIO OUT OF BAND" K25_FAKE_GAP_RATIO=0.98
   echo "ok: bench-decode passes in band and exits 1 out of either band"
   ;;
 bench-host)
@@ -190,17 +185,10 @@ bench-host)
     env "${@:2}" MPIRUN=mpirun "$root/tools/bench-host-allreduce" 2 --ranks 2 --dtypes bf16 \
       --build "$work/bundle/bin" --bare "$work/bundle/bin/bare_allreduce" --out "$work/$1" >"$work/$1.log" 2>&1
   }
-  run_bench in-band K25_FAKE_WATCH_RATIO=1.01 K25_FAKE_STEP_OVER_BARE=1.05
-  rc=$?
-  cat "$work/in-band.log"
-  [ "$rc" = 0 ] || fail "in band: exit $rc"
+  expect_band in-band 0 "" K25_FAKE_WATCH_RATIO=1.01 K25_FAKE_OVER_BARE=1.05
   [ -s "$work/in-band/bench-host-allreduce.txt" ] || fail "--out got no table"
-  run_bench watch-out K25_FAKE_WATCH_RATIO=1.06
-  [ "$?" = 1 ] || fail "watched/plain 1.06: not exit 1"
-  expect_line "$work/watch-out.log" "watched/plain outside" "the watch row is not flagged"
-  run_bench k25-out K25_FAKE_STEP_OVER_BARE=1.2
-  [ "$?" = 1 ] || fail "k25comm/bare 1.2: not exit 1"
-  expect_line "$work/k25-out.log" "k25/bare outside" "the k25comm row is not flagged"
+  expect_band watch-out 1 "watched/plain outside" K25_FAKE_WATCH_RATIO=1.06
+  expect_band k25-out 1 "k25/bare outside" K25_FAKE_OVER_BARE=1.2
   echo "ok: bench-host-allreduce passes in band and exits 1 out of either band"
   ;;
 two-hosts)
