@@ -10,12 +10,12 @@
  *     (build at -O3).
  *   MODE blocking: MPI_Allreduce. Prints "OP_P50 OP_MIN BURST_P50": the per-op p50 and minimum, and the
  *     p50 of the repetitions' totals divided by `ops` (microseconds per op).
- *   MODE paired: what k25comm's watchdog (src/common/call_watchdog.hpp) costs, in one process so that load
- *     and frequency drift fall on both sides: repetitions come in pairs, one burst plain and one watched (a
- *     monitor thread looking at an atomic sequence number every 100 ms, and each op armed and disarmed as
- *     k25comm does it: a relaxed store, two sequentially consistent atomic additions and a load), the order
- *     alternating from pair to pair; between plain bursts the monitor sleeps on a condition variable.
- *     Prints "PLAIN_OP_P50 WATCHED_OP_P50 RATIO": the per-op p50 of each kind and watched / plain.
+ *   MODE paired: what k25comm's watchdog (src/common/call_watchdog.hpp) costs per op, in one burst so that
+ *     load and frequency changes fall on both sides alike: ops alternate watched (armed and disarmed as
+ *     k25comm does it: a relaxed store, two sequentially consistent atomic additions and a load) and plain,
+ *     the order shifting from burst to burst, while a monitor thread looks at the atomic sequence number
+ *     every 100 ms throughout (its ten wake-ups a second fall on both kinds). Prints "PLAIN_OP_P50
+ *     WATCHED_OP_P50 RATIO": the per-op p50 of each kind and watched / plain.
  *   MODE nonblocking: MPI_Iallreduce completed by polling MPI_Test (the clock read every 256 polls),
  *     k25comm's way where the library lacks MPI_THREAD_MULTIPLE. Open MPI serves it from libnbc, whose
  *     algorithms differ from the blocking call's: this mode shows by how much. Prints as blocking does.
@@ -172,7 +172,10 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   pthread_t watchdog;
-  if (paired) pthread_create(&watchdog, NULL, watch, NULL);
+  if (paired) {
+    pthread_create(&watchdog, NULL, watch, NULL);
+    set_watching(1, 0);
+  }
   const int bf16 = strcmp(argv[1], "bf16") == 0;
   const int element = bf16 ? 2 : 4;
   const int reps = atoi(argv[4]), ops = atoi(argv[5]), warmup = atoi(argv[6]);
@@ -204,18 +207,23 @@ int main(int argc, char** argv) {
       repetition(&burst, plain, ops, plain_us + r * ops);
       continue;
     }
-    for (int half = 0; half < 2; ++half) {
-      const int watched_now = (half == 0) == (r % 2 == 0); /* the order alternates from pair to pair */
-      set_watching(watched_now, 0);
-      repetition(&burst, watched_now ? watched : blocking, ops,
-                 (watched_now ? watched_us : plain_us) + r * ops);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < ops; ++i) {
+      const double start = MPI_Wtime();
+      allreduce(&burst, (i + r) % 2 == 0 ? watched : blocking);
+      plain_us[r * ops + i] = (MPI_Wtime() - start) * 1e6;
     }
-    set_watching(0, 0);
   }
   slowest_rank_per_op(plain_us, n);
-  if (paired) slowest_rank_per_op(watched_us, n);
   if (rank == 0 && paired) {
-    const double plain_p50 = median(plain_us, n), watched_p50 = median(watched_us, n);
+    int kinds[2] = {0, 0}; /* plain, watched */
+    for (int r = 0; r < reps; ++r)
+      for (int i = 0; i < ops; ++i) {
+        const int was_watched = (i + r) % 2 == 0;
+        double* into = was_watched ? watched_us : plain_us;
+        into[kinds[was_watched]++] = plain_us[r * ops + i]; /* in place: the write never passes the read */
+      }
+    const double plain_p50 = median(plain_us, kinds[0]), watched_p50 = median(watched_us, kinds[1]);
     printf("%.4f %.4f %.4f\n", plain_p50, watched_p50, watched_p50 / plain_p50);
   } else if (rank == 0) {
     const double bursts = burst_p50(plain_us, reps, ops); /* before median() sorts the ops */

@@ -8,7 +8,7 @@ bare_burst_p50 (bare_allreduce blocking), paired_plain, paired_watched, paired_r
 bare_nonblocking_op_p50, k25_op_p50, k25_op_min (k25comm's per-op pass), k25_step_per_op (its step p50 / ops).
 Two bands, per (ranks, dtype, bytes); exit 1 when a figure is outside or missing:
   watched / plain:  the median over rounds of bare_allreduce's paired ratio (per-op p50 of watched over plain
-                    bursts, pair by pair in one process: what k25comm's watchdog costs), within 0.97 .. 1.03.
+                    ops, alternating within each burst: what k25comm's watchdog costs), within 0.97 .. 1.03.
   k25comm / bare:   the median over rounds of k25comm's fastest op over the bare blocking fastest op of the same
                     round (both at MPI_THREAD_MULTIPLE), within 1/1.10 .. 1.10: the two run as separate processes
                     minutes apart, which a loaded machine schedules differently; the fastest of 1,220 or more ops
@@ -65,8 +65,8 @@ def main(argv):
               f"{median(ratios('k25_step_per_op', 'bare_burst_p50')):>11.3f}{flags}")
     print(f"# microseconds per op; MPI_Wtime around each op, max over ranks per op, every side at "
           f"MPI_THREAD_MULTIPLE; medians over {rounds} rounds. blk op p50: bare MPI_Allreduce, median op of 20 "
-          "repetitions of 122 ops (6 at 3,670,016 B). watched/plain: bare bursts with and without k25comm's "
-          "watchdog, paired in one process. nb: MPI_Iallreduce + MPI_Test (not banded).")
+          "repetitions of 122 ops (6 at 3,670,016 B). watched/plain: bare ops with and without k25comm's "
+          "watchdog, alternating within each burst. nb: MPI_Iallreduce + MPI_Test (not banded).")
     print("# blk op min, k25 op min: the fastest op of the bare burst and of k25comm's per-op pass; k25/bare: their "
           "ratio, round by round. p50 ratio (not banded): the same with medians. k25 step/op and burst ratio (not "
           "banded): k25comm's step p50 / ops against the bare burst's p50 (preemptions move whole bursts).")
