@@ -4,7 +4,8 @@
 # mpirun, the MPS daemon, k25comm, nccl-tests, the GPU test binaries, bare_allreduce), so that exit-status,
 # argument, path and time-limit errors show here instead of on the GPU machine.
 # usage: gpu_scripts_selftest.sh CASE WORK_DIR
-#   groups      gpu-checks runs named checks from a stand-in bundle: each PASS, results and logs under $OUT, exit 0
+#   groups      gpu-checks runs named checks and benchmarks from a stand-in bundle: each PASS, results and logs
+#               under $OUT, exit 0
 #   time-limit  a check whose k25comm never returns: its own inner limit ends it before the outer one, the checks
 #               after it are listed as not run, nothing is left running, exit 1, all within the run's budget
 #   as-they-end gpu-checks killed mid-run still leaves the summary and log of every check that ended before
@@ -69,22 +70,25 @@ expect_band() {
 case "$case_name" in
 groups)
   make_bundle "$work/bundle"
-  K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' \
-    K25_GPU_ONLY="version kernels transport k25comm k25comm-hang ranks decode register emulated-4 emulated-kill emulated-hang" \
+  checks="version kernels transport k25comm k25comm-hang ranks decode register emulated-4 emulated-kill"
+  checks="$checks emulated-hang bench-nccl bench-decode bench-host-allreduce"
+  K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' K25_BENCH_RANKS="1 2" K25_GPU_ONLY="$checks" \
     "$root/tools/gpu-checks" run >"$work/run.log" 2>&1
   rc=$?
   cat "$work/run.log"
-  for check in version kernels transport k25comm k25comm-hang ranks decode register emulated-4 emulated-kill \
-    emulated-hang; do
+  for check in $checks; do
     expect_line "$work/out/summary.txt" "^$check +[a-z-]+ +PASS " "$check did not pass"
     [ -s "$work/out/logs/$check.log" ] || fail "no log of $check under \$OUT"
   done
-  expect_line "$work/out/summary.txt" "^11 passed, 0 failed, 0 skipped, 0 not run" "the totals"
+  expect_line "$work/out/summary.txt" "^14 passed, 0 failed, 0 skipped, 0 not run" "the totals"
+  # The benchmarks found their inputs in the bundle (finding 2: the host ones defaulted to ./build before).
+  [ -s "$work/out/bench-host-allreduce/out/bench-host-allreduce.txt" ] || fail "bench-host-allreduce left no table"
+  [ -s "$work/out/bench-nccl/out/bench-nccl.txt" ] || fail "bench-nccl left no table"
   [ -f "$work/out/k25comm/out/report.json" ] || fail "the k25comm check's report did not come back"
   [ -s "$work/out/machine.txt" ] || fail "no machine.txt"
   [ "$rc" = 0 ] || fail "exit $rc with every check passed"
   [ -z "$(leftovers)" ] || fail "processes left running: $(leftovers)"
-  echo "ok: 11 checks through gpu-checks with stand-ins, each PASS, results under \$OUT"
+  echo "ok: 14 checks through gpu-checks with stand-ins, each PASS, results under \$OUT"
   ;;
 time-limit)
   make_bundle "$work/bundle"
