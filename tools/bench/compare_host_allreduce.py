@@ -11,6 +11,10 @@ Two bands, per (ranks, dtype, bytes); exit 1 when a figure is outside or missing
                     ops, alternating within each burst: what k25comm's watchdog costs), within 0.97 .. 1.03.
   k25comm / bare:   the median over rounds of k25comm's op p50 over the bare blocking op p50 of the same round
                     (both at MPI_THREAD_MULTIPLE, short runs back to back), within 1/1.10 .. 1.10.
+The k25comm band is not judged where the ranks shared their cores with other work: where the bare op p50 is more
+than CONTENDED (2) times the bare fastest op (median over rounds), both sides time the scheduler's shares, not an
+op (measured here at 3,670,016 B, 2 ranks on 2 loaded cores: ~48 ms p50 against ~1.4 ms fastest). Such a row says
+so, and the script exits 77 (a skip, never a pass) when nothing failed but a row went unjudged.
 Printed, not banded: the fastest-op ratio, non-blocking / blocking op p50 (MPI_Iallreduce polled, k25comm's way
 without MPI_THREAD_MULTIPLE), and k25comm's step p50 / ops over the bare burst's p50: whole bursts, which a
 shared machine's preemptions move by far more than anything measured here.
@@ -21,6 +25,7 @@ import sys
 
 WATCH_BAND = (0.97, 1.03)
 K25_BAND = (1 / 1.10, 1.10)
+CONTENDED = 2.0
 
 
 def main(argv):
@@ -32,7 +37,7 @@ def main(argv):
     print(f"{'ranks':>5} {'dtype':>5} {'bytes':>9} {'blk op p50':>11} {'watched/plain':>13} {'nb/blk':>7} "
           f"{'k25 op p50':>11} {'k25/bare':>9} {'min ratio':>10} {'k25 step/op':>12} "
           f"{'burst ratio':>11}")
-    outside = []
+    outside, unjudged = [], []
     for key in sorted(values):
         got = values[key]
         round_nos = sorted({r for (_, r) in got})
@@ -53,7 +58,11 @@ def main(argv):
         if not WATCH_BAND[0] <= watch <= WATCH_BAND[1]:  # NaN (missing) is outside too
             outside.append(f"watched/plain {watch:.3f} at {key}")
             flags += f" <- watched/plain outside {WATCH_BAND[0]:.2f}..{WATCH_BAND[1]:.2f}"
-        if not K25_BAND[0] <= k25 <= K25_BAND[1]:
+        contention = median(ratios("bare_op_p50", "bare_op_min"))
+        if contention > CONTENDED:
+            unjudged.append(f"k25/bare at {key} (bare op p50 {contention:.1f}x its fastest op)")
+            flags += f" <- k25/bare not judged: ops waited on other work (p50 {contention:.1f}x the fastest op)"
+        elif not K25_BAND[0] <= k25 <= K25_BAND[1]:
             outside.append(f"k25/bare {k25:.3f} at {key}")
             flags += " <- k25/bare outside 1/1.10..1.10"
         print(f"{key[0]:>5} {key[1]:>5} {key[2]:>9} {median(per_round('bare_op_p50')):>11.2f} {watch:>13.3f} "
@@ -71,6 +80,10 @@ def main(argv):
     if outside:
         print("bench-host-allreduce: OUTSIDE THE BAND: " + "; ".join(outside))
         return 1
+    if unjudged:
+        print("bench-host-allreduce: SKIPPED (the machine is too busy to judge): " + "; ".join(unjudged) +
+              "; every judged ratio within its band")
+        return 77
     print("bench-host-allreduce: every ratio within its band")
     return 0
 

@@ -14,7 +14,8 @@
 #               under NCCL_TESTS_DIR/bin, results in $OUT
 #   bench-nccl  in band exits 0; a k25comm figure out of band exits 1 (not tee's status); a failed run exits 1
 #   bench-decode in band 0; the zero-gap ratio or the gap ratio out of band 1
-#   bench-host  bench-host-allreduce with --build/--bare/--out: in band 0; watched/plain or k25comm/bare out 1
+#   bench-host  bench-host-allreduce with --build/--bare/--out: in band 0; watched/plain or k25comm/bare out 1;
+#               a machine too busy to judge k25comm/bare 77 (the watch band still judged)
 #   two-hosts   compare_two_hosts.py: a two-host op p50 above the one-host one passes, at or below it fails
 set -u
 case_name=$1 work=$2
@@ -193,7 +194,10 @@ bench-host)
   [ -s "$work/in-band/bench-host-allreduce.txt" ] || fail "--out got no table"
   expect_band watch-out 1 "watched/plain outside" K25_FAKE_WATCH_RATIO=1.06
   expect_band k25-out 1 "k25/bare outside" K25_FAKE_OVER_BARE=1.2
-  echo "ok: bench-host-allreduce passes in band and exits 1 out of either band"
+  expect_band busy 77 "" K25_FAKE_OVER_BARE=1.2 K25_FAKE_CONTENTION=5
+  expect_line "$work/busy.log" "k25/bare not judged" "the busy machine's row is not named"
+  expect_band busy-watch-out 1 "watched/plain outside" K25_FAKE_CONTENTION=5 K25_FAKE_WATCH_RATIO=1.06
+  echo "ok: bench-host-allreduce passes in band, exits 1 out of either band, 77 when too busy to judge"
   ;;
 two-hosts)
   python3 - "$work" <<'PY'
