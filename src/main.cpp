@@ -24,7 +24,7 @@
 #include "serve/curl_global.hpp"
 #include "transport/nccl_backend.hpp"
 #ifdef K25_LINK_NCCL
-#include "transport/nccl/nccl_backend.hpp"
+#include "transport/nccl/built_nccl_backend.hpp"
 #endif
 
 namespace {

@@ -168,7 +168,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
       "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
   app.footer(default_config_footer());
-  app.set_version_flag("--version", fmt::format("k25comm {} ({})", kVersion, git_sha()));
+  app.set_version_flag("--version", version_text);
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
   app.add_option("--sizes,--config", cli.config_path,
