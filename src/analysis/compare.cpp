@@ -513,20 +513,13 @@ nlohmann::json comparison_json(const Comparison& c) {
 }
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  if (options.format != "text" && options.format != "csv" && options.format != "json")
-    throw UsageError(fmt::format("--format must be text, csv or json, got '{}'", options.format));
-  CompareRules rules;
-  rules.threshold_pct = options.threshold_pct;
-  rules.max_ratio = options.max_ratio;
-  rules.allow_mismatch = options.allow_mismatch;
-  rules.allow_missing = options.allow_missing;
-  check_rules(rules);
+  check_rules(options.rules);
   const RunReport base = read_report_file(options.base_path);
   const RunReport next = read_report_file(options.new_path);
-  const Comparison comparison = compare_reports(base, next, rules);
-  if (options.format == "csv") {
+  const Comparison comparison = compare_reports(base, next, options.rules);
+  if (options.format == CompareFormat::csv) {
     out << comparison_csv(comparison);
-  } else if (options.format == "json") {
+  } else if (options.format == CompareFormat::json) {
     nlohmann::json document = comparison_json(comparison);
     document["base_file"] = options.base_path;
     document["new_file"] = options.new_path;

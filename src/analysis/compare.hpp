@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/run_report.hpp"
+#include "common/enum_names.hpp"
 
 namespace k25 {
 
@@ -21,13 +22,19 @@ struct CompareRules {
   bool allow_missing = false;               // points on one side only are listed but do not fail
 };
 
+// How `k25comm compare` prints: the side-by-side table, CSV or JSON.
+enum class CompareFormat { text, csv, json };
+template <>
+struct EnumNames<CompareFormat> {
+  static constexpr std::array<std::pair<CompareFormat, std::string_view>, 3> values{
+      {{CompareFormat::text, "text"}, {CompareFormat::csv, "csv"}, {CompareFormat::json, "json"}}};
+};
+
+// `k25comm compare BASE NEW` as the command line gives it.
 struct CompareOptions {
   std::string base_path, new_path;
-  double threshold_pct = 5.0;
-  double max_ratio = 1.5;
-  std::vector<std::string> allow_mismatch;
-  bool allow_missing = false;
-  std::string format = "text";  // text, csv or json
+  CompareRules rules;
+  CompareFormat format = CompareFormat::text;
 };
 
 // A field besides the point itself (phase or kind, tokens, mode; serve: concurrency) that changes a figure:
