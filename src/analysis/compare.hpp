@@ -62,10 +62,11 @@ struct SetupMismatch {
 enum class Verdict { same, noisy, regression, improved, wrong, only_base, only_new };
 const char* to_string(Verdict verdict);
 
-// One compared figure: a result's step time p50, a serve level's TPOT p50 or its output tokens/s.
+// One compared figure: a result's step time p50, a serve level's TPOT p50 or its output tokens/s over its
+// steady window.
 struct ComparedFigure {
   std::string point;   // "allreduce T=16 eager", "serve C=8"
-  std::string figure;  // "step p50 us", "TPOT p50 ms", "output tok/s"
+  std::string figure;  // "step p50 us", "TPOT p50 ms", "steady output tok/s"
   bool lower_is_better = true;
   std::optional<double> base, next;  // none on the side where the point or the figure is missing
   std::optional<double> ratio;       // next / base, where both sides have a positive figure

@@ -254,3 +254,24 @@ TEST_CASE("reports written before run.derived_notes read as they did: derived no
   CHECK_FALSE(has_note_starting(merged, "serve phase skipped"));
   CHECK(has_note_starting(merged, "one rank: NCCL"));
 }
+
+TEST_CASE("report.md prints counts as integers and names the two output throughputs apart", "[caveats]") {
+  ServeLevel level = serve_level(8, 12.4, 79.0);
+  level.completed = 8;
+  level.vllm_bench_serve = {{"completed", 8.0},
+                            {"duration", 3.25},
+                            {"total_input_tokens", 1280.0},
+                            {"total_output_tokens", 512.0},
+                            {"output_throughput", 157.5},
+                            {"mean_tpot_ms", 12.4}};
+  RunReport r = with_serve({level});
+  analyze_report(r);
+  const std::string md = render_markdown(r);
+  CHECK(md.find("| Successful requests | 8 |") != std::string::npos);
+  CHECK(md.find("| Total input tokens | 1,280 |") != std::string::npos);
+  CHECK(md.find("| Total generated tokens | 512 |") != std::string::npos);
+  CHECK(md.find("| Benchmark duration (s) | 3.250 |") != std::string::npos);
+  CHECK(md.find("| Output token throughput, whole level (tok/s) | 157.5 |") != std::string::npos);
+  CHECK(md.find("| steady output tok/s |") != std::string::npos);
+  CHECK(md.find("| output tok/s |") == std::string::npos);
+}
