@@ -183,7 +183,7 @@ std::string leftover_problem(const CLI::App& app, int argc, char** argv) {
   if (leftovers.empty()) return {};
   for (int i = 1; i < argc; ++i)
     for (const auto& [argument, scope] : leftovers)
-      if (argument == argv[i] || argument == std::string(argv[i]).substr(0, argument.size()))
+      if (argument == argv[i] || std::string(argv[i]).rfind(argument + "=", 0) == 0)  // "--flag=value"
         return not_understood(argument, *scope, scope == &app);
   return not_understood(leftovers.front().first, *leftovers.front().second, leftovers.front().second == &app);
 }
@@ -207,8 +207,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
   app.add_option("--sizes,--config", cli.config_path,
-                 "YAML config: model, sweep, routing, serve (default: kimi.yaml, looked for as the end of "
-                 "this help says)");
+                 fmt::format("YAML config with the sections {} (default: kimi.yaml, looked for as the end of "
+                             "this help says)",
+                             join_names(config_sections())));
   std::deque<FlagSlot> config_flags = add_config_flags(app);
   app.add_option("--gaps-from", cli.gaps_from,
                  "decode mode: compute per layer = TPOT minus the step's communication, from a report.json "

@@ -424,7 +424,7 @@ class RunTests(unittest.TestCase):
             md = f.read()
         self.assertIn("| Median TPOT (ms) |", md)
         self.assertIn("| P90 TPOT (ms) |", md)
-        self.assertIn("| Total Token throughput (tok/s) |", md)
+        self.assertIn("| Total token throughput, whole level (tok/s) |", md)
 
     def test_a_long_level_prints_progress_with_an_eta(self):
         # 4 requests one after another, each about 20 + 40 x 5 ms: progress lines every 0.1 s of the level.
