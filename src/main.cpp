@@ -98,23 +98,12 @@ int main(int argc, char** argv) {
   if (cli.command == k25::Command::exit_now) return cli.exit_code;
   try {
     k25::CurlGlobal curl;
-    if (cli.command == k25::Command::compare) {
-      k25::CompareOptions options;
-      options.base_path = cli.compare_base;
-      options.new_path = cli.compare_new;
-      options.threshold_pct = cli.compare_threshold_pct;
-      options.max_ratio = cli.compare_max_ratio;
-      options.allow_mismatch = cli.compare_allow_mismatch;
-      options.allow_missing = cli.compare_allow_missing;
-      options.format = cli.compare_format;
-      return k25::run_compare(options, std::cout);
-    }
-    if (cli.command == k25::Command::report)
-      return k25::run_report_command({cli.report_input, cli.report_serve, cli.report_out, {}}, std::cout);
+    if (cli.command == k25::Command::compare) return k25::run_compare(cli.compare, std::cout);
+    if (cli.command == k25::Command::report) return k25::run_report_command(cli.report, std::cout);
     if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
 
     k25::RunConfig config = k25::load_config(cli.config_path);
-    k25::apply_overrides(cli.overrides, config);
+    k25::apply_command_line(cli, config);
     if (cli.command == k25::Command::dry_run) {
       if (!printing_rank) return 0;
       const int ranks =

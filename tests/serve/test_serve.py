@@ -477,7 +477,7 @@ class RunTests(unittest.TestCase):
             md = f.read()
         self.assertIn("| Median TPOT (ms) |", md)
         self.assertIn("| P90 TPOT (ms) |", md)
-        self.assertIn("| Total Token throughput (tok/s) |", md)
+        self.assertIn("| Total token throughput, whole level (tok/s) |", md)
 
     def test_serve_alone_without_an_endpoint_is_bad_usage_before_anything_runs(self):
         out = self.out("no-endpoint")
