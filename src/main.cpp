@@ -108,7 +108,10 @@ int main(int argc, char** argv) {
       if (!printing_rank) return 0;
       const int ranks =
           cli.dry_run_ranks > 0 ? cli.dry_run_ranks : (k25::launcher_size() > 0 ? k25::launcher_size() : 8);
-      return k25::run_dry_run(config, ranks, cli.overrides.out_dir.value_or(k25::kDefaultPlanDir), stdout);
+      // plan.json goes to --out only when given on the command line: a config's output.dir is a measuring
+      // run's folder.
+      const std::string plan_dir = cli.flag_text("--out") != nullptr ? config.output.dir : k25::kDefaultPlanDir;
+      return k25::run_dry_run(config, ranks, plan_dir, stdout);
     }
     return run_measurement(argc, argv, cli, config);
   } catch (const k25::Error& e) {

@@ -36,6 +36,13 @@ struct CommandLine {
   bool verbose = false;                  // --verbose: errors also name the source location
   double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
   std::string text;                      // the command line as given, for the report
+
+  // The text given for a config key's flag ("--out"), or nullptr when the flag was not given.
+  const std::string* flag_text(const std::string& flag) const {
+    for (const ConfigFlag& given : config_flags)
+      if (given.key->flag != nullptr && flag == given.key->flag) return &given.text;
+    return nullptr;
+  }
 };
 
 // Parses argv. --help and --version print and return Command::exit_now with code 0; bad usage prints one line
