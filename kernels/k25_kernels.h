@@ -62,8 +62,9 @@ cudaError_t moe_combine_unpack(const void* recv, const std::int32_t* copy_offset
                                const std::int32_t* copy_index, std::uint64_t tokens, std::uint64_t elements,
                                ElementType type, void* token_rows, cudaStream_t stream);
 
-// Keeps the stream busy for `ns` nanoseconds of the GPU's global timer: one thread spinning, standing in for
-// the compute between two collectives of a decode step (the decode timing mode's gaps).
+// Keeps the stream busy for at least `ns` nanoseconds of the GPU's global timer (at most one timer tick
+// more): one thread spinning, standing in for the compute between two collectives of a decode step (the
+// decode timing mode's gaps).
 cudaError_t busy_for(std::uint64_t ns, cudaStream_t stream);
 
 // ---- test-only

@@ -24,7 +24,7 @@
 #include "serve/curl_global.hpp"
 #include "transport/nccl_backend.hpp"
 #ifdef K25_LINK_NCCL
-#include "transport/nccl/nccl_backend.hpp"
+#include "transport/nccl/built_nccl_backend.hpp"
 #endif
 
 namespace {
@@ -55,7 +55,7 @@ class MpiSession {
 };
 
 void print_error(const std::exception& e, bool verbose) {
-  fmt::print(stderr, "{}\n", k25::error_message(e, verbose));
+  std::fputs((k25::error_message(e, verbose) + "\n").c_str(), stderr);  // never throws on a closed stderr
 }
 
 int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k25::RunConfig& config) {
@@ -68,7 +68,7 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
   } catch (const k25::PeerFailed& e) {
     return static_cast<int>(e.code());  // the coordinator printed why
   } catch (const k25::SharedFailure& e) {
-    fmt::print(stderr, "k25comm: error: {}\n", e.what());  // the coordinator's message, as it was raised
+    std::fputs(fmt::format("k25comm: error: {}\n", e.what()).c_str(), stderr);  // the coordinator's message
     return static_cast<int>(e.code());
   } catch (const k25::Error& e) {
     const k25::ErrorExit exit = k25::measurement_error_exit(e, context.is_coordinator());
@@ -92,33 +92,26 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
 }  // namespace
 
 int main(int argc, char** argv) {
+  k25::ignore_broken_pipes();  // `k25comm ... | head`: the console stops, the run goes on
   const bool printing_rank = k25::launcher_rank() == 0;
   const k25::CommandLine cli = k25::parse_command_line(argc, argv, printing_rank);
   if (cli.command == k25::Command::exit_now) return cli.exit_code;
   try {
     k25::CurlGlobal curl;
-    if (cli.command == k25::Command::compare) {
-      k25::CompareOptions options;
-      options.base_path = cli.compare_base;
-      options.new_path = cli.compare_new;
-      options.threshold_pct = cli.compare_threshold_pct;
-      options.max_ratio = cli.compare_max_ratio;
-      options.allow_mismatch = cli.compare_allow_mismatch;
-      options.allow_missing = cli.compare_allow_missing;
-      options.format = cli.compare_format;
-      return k25::run_compare(options, std::cout);
-    }
-    if (cli.command == k25::Command::report)
-      return k25::run_report_command({cli.report_input, cli.report_serve, cli.report_out, {}}, std::cout);
+    if (cli.command == k25::Command::compare) return k25::run_compare(cli.compare, std::cout);
+    if (cli.command == k25::Command::report) return k25::run_report_command(cli.report, std::cout);
     if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
 
     k25::RunConfig config = k25::load_config(cli.config_path);
-    k25::apply_overrides(cli.overrides, config);
+    k25::apply_command_line(cli, config);
     if (cli.command == k25::Command::dry_run) {
       if (!printing_rank) return 0;
       const int ranks =
           cli.dry_run_ranks > 0 ? cli.dry_run_ranks : (k25::launcher_size() > 0 ? k25::launcher_size() : 8);
-      return k25::run_dry_run(config, ranks, stdout);
+      // plan.json goes to --out only when given on the command line: a config's output.dir is a measuring
+      // run's folder.
+      const std::string plan_dir = cli.flag_text("--out") != nullptr ? config.output.dir : k25::kDefaultPlanDir;
+      return k25::run_dry_run(config, ranks, plan_dir, stdout);
     }
     return run_measurement(argc, argv, cli, config);
   } catch (const k25::Error& e) {

@@ -48,6 +48,7 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
   for (const ServeLevel& level : levels) {
     if (level.completed <= 0 || !level.tpot_ms || !(level.tpot_ms->p50 > 0) || level.concurrency <= 0)
       continue;
+    if (tpot_per_chunk(level)) continue;  // time per chunk is not a decode step's time: no share of it
     AttributionRow row;
     row.concurrency = level.concurrency;
     row.tokens = level.concurrency;
@@ -72,7 +73,7 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
       row.comm.push_back({std::string("alltoall_") + to_string(mode), dispatch->tokens, ms,
                           weaker(dispatch->source, combine->source), ms / row.tpot_ms});
     }
-    rows.push_back(std::move(row));
+    if (!row.comm.empty()) rows.push_back(std::move(row));  // a serve-only report attributes nothing
   }
   std::sort(rows.begin(), rows.end(),
             [](const AttributionRow& a, const AttributionRow& b) { return a.concurrency < b.concurrency; });

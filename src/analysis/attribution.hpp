@@ -38,7 +38,8 @@ struct AttributionRow {
 // Tokens per rank of an All-to-All when C requests are spread over `ranks` data-parallel attention ranks.
 double alltoall_tokens_per_rank(int concurrency, int ranks);
 
-// One row per serve level that completed requests with a positive TPOT; none without serve results.
+// One row per serve level that completed requests with a positive TPOT counted per token (none where TPOT is
+// time per chunk: tpot_per_chunk) and per phase result to set it against; none without serve results.
 // Phase bursts are taken from step_us.p50 of `results`; token counts that were not measured are estimated on
 // log-log axes and marked interpolated or extrapolated. `ranks` is the run's rank count (0: unknown, taken as
 // 1).

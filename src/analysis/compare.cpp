@@ -5,12 +5,14 @@
 #include <map>
 #include <ostream>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "analysis/report_identity.hpp"
 #include "analysis/report_reader.hpp"
-#include "common/csv_table.hpp"
+#include "common/column_table.hpp"
+#include "common/count_noun.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
@@ -338,6 +340,13 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
   }
   if (!base.run.complete) c.notes.push_back("the base run is incomplete: " + base.run.incomplete_reason);
   if (!next.run.complete) c.notes.push_back("the new run is incomplete: " + next.run.incomplete_reason);
+  for (const auto& [side, report] : {std::pair{"base", &base}, std::pair{"new", &next}})
+    for (const OversubscribedHost& host : oversubscribed_hosts(report->run))
+      c.notes.push_back(
+          fmt::format("the {} run was oversubscribed ({} ran {} on {}): its times include the scheduler's "
+                      "time slicing, so "
+                      "a difference may be the scheduler's, not a regression",
+                      side, host.host, count_noun(host.ranks, "rank"), count_noun(host.cores, "core")));
 
   const auto base_results = index_results(base);
   const auto new_results = index_results(next);
@@ -383,7 +392,7 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
     const ServeLevel& nl = *n->second;
     const double spread = std::max(relative_spread(bl.tpot_ms), relative_spread(nl.tpot_ms));
     c.figures.push_back(both_sides(point, "TPOT p50 ms", true, tpot(bl), tpot(nl), spread, rules));
-    c.figures.push_back(both_sides(point, "output tok/s", false, positive(bl.output_tokens_per_s),
+    c.figures.push_back(both_sides(point, "steady output tok/s", false, positive(bl.output_tokens_per_s),
                                    positive(nl.output_tokens_per_s), spread, rules));
   }
   return c;
@@ -409,36 +418,39 @@ std::string verdict_text(const ComparedFigure& f, const CompareRules& rules) {
   return text;
 }
 
-nlohmann::json number_or_null(const std::optional<double>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+// The comparison table: one column list for the console, CSV and JSON ("figures"); `base_head` and
+// `new_head` head the value columns on the console.
+Columns<ComparedFigure> figure_columns(const Comparison& c, const std::string& base_head,
+                                       const std::string& new_head) {
+  using F = const ComparedFigure&;
+  const auto value = [](const std::optional<double>& v) { return TableCell::figure(v, format_value(v)); };
+  return {
+      {"point", "", [](F f) { return TableCell(f.point); }, kEveryOutput, 5, Align::left},
+      {"figure", "", [](F f) { return TableCell(f.figure); }, kEveryOutput, 6, Align::left},
+      {base_head, "", [=](F f) { return value(f.base); }, kEveryOutput, 12, Align::right, "base"},
+      {new_head, "", [=](F f) { return value(f.next); }, kEveryOutput, 12, Align::right, "new"},
+      {"ratio", "",
+       [](F f) { return TableCell::figure(f.ratio, f.ratio ? fmt::format("{:.3f}", *f.ratio) : "-"); },
+       kEveryOutput, 7},
+      {"spread", "",
+       [](F f) {
+         return TableCell::figure(f.ratio ? std::optional<double>(f.spread) : std::nullopt,
+                                  f.ratio ? fmt::format("{:.1f}%", f.spread * 100.0) : "-");
+       },
+       kEveryOutput, 7},
+      {"verdict", "", [&c](F f) { return TableCell(verdict_text(f, c.rules)); }, kEveryOutput, 0,
+       Align::left},
+      {"lower_is_better", "", [](F f) { return TableCell::with_data("", f.lower_is_better); }, kDataOutput},
+  };
 }
 
 std::vector<nlohmann::json> figure_records(const Comparison& c) {
-  std::vector<nlohmann::json> records;
-  for (const ComparedFigure& f : c.figures)
-    records.push_back({{"point", f.point},
-                       {"figure", f.figure},
-                       {"base", number_or_null(f.base)},
-                       {"new", number_or_null(f.next)},
-                       {"ratio", number_or_null(f.ratio)},
-                       {"spread", f.ratio ? nlohmann::json(f.spread) : nlohmann::json(nullptr)},
-                       {"verdict", verdict_text(f, c.rules)},
-                       {"lower_is_better", f.lower_is_better}});
-  return records;
+  return table_records(figure_columns(c, "base", "new"), row_pointers(c.figures));
 }
 
 }  // namespace
 
 std::string render_comparison(const Comparison& c) {
-  const std::string base_head = "base (" + first_word(c.base_label) + ")";
-  const std::string new_head = "new (" + first_word(c.new_label) + ")";
-  std::size_t point_width = 5, figure_width = 6;
-  for (const ComparedFigure& f : c.figures) {
-    point_width = std::max(point_width, f.point.size());
-    figure_width = std::max(figure_width, f.figure.size());
-  }
-  const std::size_t value_width = std::max<std::size_t>({12, base_head.size(), new_head.size()});
-
   std::string text;
   text += fmt::format(
       "k25comm compare{}: threshold {:.1f} %, noise allowance p90/p50 of each run, ceiling {:g}x\n",
@@ -446,16 +458,9 @@ std::string render_comparison(const Comparison& c) {
   text += fmt::format("  base: {}\n  new:  {}\n", c.base_label, c.new_label);
   for (const std::string& note : c.notes) text += "  note: " + note + "\n";
   text += "\n";
-  text +=
-      fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>7}  {:>7}  {}\n", "point", point_width, "figure",
-                  figure_width, base_head, value_width, new_head, value_width, "ratio", "spread", "verdict");
-  for (const ComparedFigure& f : c.figures) {
-    const std::string ratio = f.ratio ? fmt::format("{:.3f}", *f.ratio) : "-";
-    const std::string spread = f.ratio ? fmt::format("{:.1f}%", f.spread * 100.0) : "-";
-    text += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>7}  {:>7}  {}\n", f.point, point_width, f.figure,
-                        figure_width, format_value(f.base), value_width, format_value(f.next), value_width,
-                        ratio, spread, verdict_text(f, c.rules));
-  }
+  text += console_table(
+      figure_columns(c, "base (" + first_word(c.base_label) + ")", "new (" + first_word(c.new_label) + ")"),
+      row_pointers(c.figures), ConsoleStyle{"", "", "  "});
   text += "\n";
   const int regressions = c.count(Verdict::regression), wrong = c.count(Verdict::wrong);
   const int missing_new = c.count(Verdict::only_base), missing_base = c.count(Verdict::only_new);
@@ -487,7 +492,7 @@ std::string render_comparison(const Comparison& c) {
 }
 
 std::string comparison_csv(const Comparison& c) {
-  return csv_of_records(figure_records(c), {"point", "figure", "base", "new", "ratio", "spread", "verdict"});
+  return csv_table(figure_columns(c, "base", "new"), row_pointers(c.figures));
 }
 
 nlohmann::json comparison_json(const Comparison& c) {
@@ -513,20 +518,13 @@ nlohmann::json comparison_json(const Comparison& c) {
 }
 
 int run_compare(const CompareOptions& options, std::ostream& out) {
-  if (options.format != "text" && options.format != "csv" && options.format != "json")
-    throw UsageError(fmt::format("--format must be text, csv or json, got '{}'", options.format));
-  CompareRules rules;
-  rules.threshold_pct = options.threshold_pct;
-  rules.max_ratio = options.max_ratio;
-  rules.allow_mismatch = options.allow_mismatch;
-  rules.allow_missing = options.allow_missing;
-  check_rules(rules);
+  check_rules(options.rules);
   const RunReport base = read_report_file(options.base_path);
   const RunReport next = read_report_file(options.new_path);
-  const Comparison comparison = compare_reports(base, next, rules);
-  if (options.format == "csv") {
+  const Comparison comparison = compare_reports(base, next, options.rules);
+  if (options.format == CompareFormat::csv) {
     out << comparison_csv(comparison);
-  } else if (options.format == "json") {
+  } else if (options.format == CompareFormat::json) {
     nlohmann::json document = comparison_json(comparison);
     document["base_file"] = options.base_path;
     document["new_file"] = options.new_path;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/run_report.hpp"
+#include "common/enum_names.hpp"
 
 namespace k25 {
 
@@ -21,13 +22,19 @@ struct CompareRules {
   bool allow_missing = false;               // points on one side only are listed but do not fail
 };
 
+// How `k25comm compare` prints: the side-by-side table, CSV or JSON.
+enum class CompareFormat { text, csv, json };
+template <>
+struct EnumNames<CompareFormat> {
+  static constexpr std::array<std::pair<CompareFormat, std::string_view>, 3> values{
+      {{CompareFormat::text, "text"}, {CompareFormat::csv, "csv"}, {CompareFormat::json, "json"}}};
+};
+
+// `k25comm compare BASE NEW` as the command line gives it.
 struct CompareOptions {
   std::string base_path, new_path;
-  double threshold_pct = 5.0;
-  double max_ratio = 1.5;
-  std::vector<std::string> allow_mismatch;
-  bool allow_missing = false;
-  std::string format = "text";  // text, csv or json
+  CompareRules rules;
+  CompareFormat format = CompareFormat::text;
 };
 
 // A field besides the point itself (phase or kind, tokens, mode; serve: concurrency) that changes a figure:
@@ -55,10 +62,11 @@ struct SetupMismatch {
 enum class Verdict { same, noisy, regression, improved, wrong, only_base, only_new };
 const char* to_string(Verdict verdict);
 
-// One compared figure: a result's step time p50, a serve level's TPOT p50 or its output tokens/s.
+// One compared figure: a result's step time p50, a serve level's TPOT p50 or its output tokens/s over its
+// steady window.
 struct ComparedFigure {
   std::string point;   // "allreduce T=16 eager", "serve C=8"
-  std::string figure;  // "step p50 us", "TPOT p50 ms", "output tok/s"
+  std::string figure;  // "step p50 us", "TPOT p50 ms", "steady output tok/s"
   bool lower_is_better = true;
   std::optional<double> base, next;  // none on the side where the point or the figure is missing
   std::optional<double> ratio;       // next / base, where both sides have a positive figure

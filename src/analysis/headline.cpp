@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/report_identity.hpp"
 #include "common/count_noun.hpp"
 
 namespace k25 {
@@ -110,6 +111,15 @@ std::string tokens_sentence(const std::vector<PhaseResult>& results, int tokens)
   return sentence;
 }
 
+// The effective config's transport.inject_delay is set (a test mode: one rank late at every trial).
+bool injected_delay(const nlohmann::json& config) {
+  if (!config.is_object()) return false;
+  const auto transport = config.find("transport");
+  if (transport == config.end() || !transport->is_object()) return false;
+  const auto delay = transport->find("inject_delay");
+  return delay != transport->end() && delay->is_string() && !delay->get_ref<const std::string&>().empty();
+}
+
 }  // namespace
 
 std::vector<std::string> headline_sentences(const std::vector<PhaseResult>& results,
@@ -124,6 +134,75 @@ std::vector<std::string> headline_sentences(const std::vector<PhaseResult>& resu
     if (std::string sentence = tokens_sentence(results, tokens); !sentence.empty())
       sentences.push_back(sentence);
   return sentences;
+}
+
+HeadlineTags headline_tags(const RunReport& report) {
+  HeadlineTags tags;
+  const RunInfo& run = report.run;
+  if (!report.results.empty()) {
+    if (report.topology.kind == "host") tags.communication.push_back("host transport");
+    if (report.topology.kind == "emulated") tags.communication.push_back("emulated ranks");
+    if (run.ranks == 1) tags.communication.push_back("one rank: nothing crosses a link");
+    for (const OversubscribedHost& host : oversubscribed_hosts(run))
+      tags.communication.push_back(fmt::format("oversubscribed: {} on {}", count_noun(host.ranks, "rank"),
+                                               count_noun(host.cores, "core")));
+    if (injected_delay(run.config)) tags.communication.push_back("test mode: injected delay");
+  }
+  if (!report.serve.levels.empty()) {
+    if (const std::string served = foreign_served_model(report); !served.empty())
+      tags.serving.push_back(fmt::format("served model {}, not {}", served, report_model_name(report)));
+    if (std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
+                    [](const ServeLevel& level) { return tpot_per_chunk(level); }))
+      tags.serving.push_back("TPOT per chunk, not per token");
+  }
+  if (!run.complete) {
+    tags.communication.push_back("incomplete run");
+    tags.serving.push_back("incomplete run");
+  }
+  return tags;
+}
+
+namespace {
+
+// "C=1: TPOT p50 12.4 ms, TTFT p50 40.0 ms, 79.0 output tok/s (serve only: no communication measured)".
+std::string serve_sentence(const ServeLevel& level) {
+  return fmt::format(
+      "C={}: TPOT p50 {}, TTFT p50 {}, {:.1f} output tok/s (serve only: no communication measured)",
+      level.concurrency, ms(level.tpot_ms->p50), ms(level.ttft_ms->p50), level.output_tokens_per_s);
+}
+
+std::string with_tags(std::string sentence, const std::vector<std::string>& tags) {
+  if (tags.empty()) return sentence;
+  std::string joined;
+  for (const std::string& tag : tags) joined += (joined.empty() ? "" : "; ") + tag;
+  return sentence + " [" + joined + "]";
+}
+
+}  // namespace
+
+std::vector<std::string> report_headline(const RunReport& report,
+                                         const std::vector<AttributionRow>& attribution) {
+  const HeadlineTags tags = headline_tags(report);
+  std::vector<std::string> headline;
+  if (report.results.empty()) {  // serve only: the serve figures alone
+    for (const ServeLevel& level : report.serve.levels)
+      if (level.completed > 0 && level.tpot_ms && level.ttft_ms)
+        headline.push_back(with_tags(serve_sentence(level), tags.serving));
+    return headline;
+  }
+  std::vector<std::string> both = tags.communication;
+  for (const std::string& tag : tags.serving)
+    if (std::find(both.begin(), both.end(), tag) == both.end()) both.push_back(tag);
+  const bool attributed = !attribution.empty();
+  for (std::string& sentence : headline_sentences(report.results, attribution))
+    headline.push_back(with_tags(std::move(sentence), attributed ? both : tags.communication));
+  if (!attributed && std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
+                                 [](const ServeLevel& l) { return l.completed > 0 && tpot_per_chunk(l); }))
+    headline.push_back(
+        with_tags("no attribution: TPOT is time per chunk, not per token (the server sent no token counts; "
+                  "see the notes)",
+                  tags.serving));
+  return headline;
 }
 
 }  // namespace k25

@@ -1,13 +1,16 @@
 // Journal lines: type-tagged objects made of the report's own JSON parts.
 #include "analysis/journal_records.hpp"
 
+#include "analysis/report_notes.hpp"
+
 namespace k25 {
 
 void to_json(nlohmann::json& j, const RunEnd& end) {
   j = {{"finished_at", end.finished_at},
        {"complete", end.complete},
        {"incomplete_reason", end.incomplete_reason},
-       {"notes", end.notes}};
+       {"notes", end.notes},
+       {"derived_notes", end.derived_notes}};
 }
 
 void from_json(const nlohmann::json& j, RunEnd& end) {
@@ -15,6 +18,7 @@ void from_json(const nlohmann::json& j, RunEnd& end) {
   end.complete = j.value("complete", true);
   end.incomplete_reason = j.value("incomplete_reason", "");
   end.notes = j.value("notes", std::vector<std::string>{});
+  end.derived_notes = derived_notes_of(j, end.notes);
 }
 
 nlohmann::json run_start_record(const RunReport& report) {
@@ -39,7 +43,8 @@ nlohmann::json serve_level_record(const ServeLevel& level) {
 }
 
 nlohmann::json run_end_record(const RunInfo& run) {
-  nlohmann::json record = RunEnd{run.finished_at, run.complete, run.incomplete_reason, run.notes};
+  nlohmann::json record =
+      RunEnd{run.finished_at, run.complete, run.incomplete_reason, run.notes, run.derived_notes};
   record["type"] = "run_end";
   return record;
 }

@@ -16,6 +16,7 @@ struct RunEnd {
   bool complete = true;
   std::string incomplete_reason;
   std::vector<std::string> notes;
+  std::vector<std::string> derived_notes;  // those of `notes` derived from the data (RunInfo::derived_notes)
 };
 void to_json(nlohmann::json& j, const RunEnd& end);
 void from_json(const nlohmann::json& j, RunEnd& end);

@@ -2,6 +2,7 @@
 #include "analysis/report_notes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include <fmt/format.h>
@@ -11,30 +12,25 @@
 namespace k25 {
 namespace {
 
-constexpr const char* kServeSkipped = "serve phase skipped: ";
-constexpr const char* kServeLevel = "serve C=";
-constexpr const char* kAttribution = "attribution: ";
-constexpr const char* kOversubscribed = "oversubscribed: ";
-
-bool starts_with_any(const std::string& note, std::initializer_list<const char*> prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](const char* prefix) { return note.rfind(prefix, 0) == 0; });
-}
+// How derived notes began in reports written before run.derived_notes listed them (k25comm 0.1.0, schema 2
+// and older). Frozen: only such old reports are read with it, so today's wording may change freely.
+constexpr std::array<const char*, 4> kLegacyDerivedPrefixes = {
+    "serve phase skipped: ", "serve C=", "attribution: ", "oversubscribed: "};
 
 std::vector<std::string> serve_level_notes(const ServeReport& serve) {
   std::vector<std::string> notes;
   for (const ServeLevel& level : serve.levels) {
     if (level.failed == 0 && level.completed > 0) continue;
     if (level.completed == 0) {
-      notes.push_back(fmt::format(
-          "{}{}: none of {} completed ({}): no latency or throughput figure at this concurrency, and the run "
-          "failed (exit 3)",
-          kServeLevel, level.concurrency, count_noun(level.requests, "request"), describe_errors(level)));
+      notes.push_back(
+          fmt::format("serve C={}: none of {} completed ({}): no latency or throughput figure at this "
+                      "concurrency, and the "
+                      "run failed (exit 3)",
+                      level.concurrency, count_noun(level.requests, "request"), describe_errors(level)));
     } else {
-      notes.push_back(fmt::format("{}{}: {} of {} failed ({}): its figures are over the {} that completed",
-                                  kServeLevel, level.concurrency, level.failed,
-                                  count_noun(level.requests, "request"), describe_errors(level),
-                                  level.completed));
+      notes.push_back(fmt::format(
+          "serve C={}: {} of {} failed ({}): its figures are over the {} that completed", level.concurrency,
+          level.failed, count_noun(level.requests, "request"), describe_errors(level), level.completed));
     }
   }
   return notes;
@@ -51,11 +47,10 @@ std::vector<std::string> attribution_notes(const std::vector<AttributionRow>& ro
   std::string list;
   for (const std::string& item : over) list += (list.empty() ? "" : "; ") + item;
   return {fmt::format(
-      "{}communication above 100 % of TPOT: {}. A decode step cannot spend longer communicating than the "
-      "step "
-      "takes: the communication and serve figures do not describe the same system (other nodes, transport, "
-      "rank count or settings), so these shares are not meaningful",
-      kAttribution, list)};
+      "attribution: communication above 100 % of TPOT: {}. A decode step cannot spend longer communicating "
+      "than the step takes: the communication and serve figures do not describe the same system (other "
+      "nodes, transport, rank count or settings), so these shares are not meaningful",
+      list)};
 }
 
 std::vector<std::string> oversubscription_notes(const RunInfo& run) {
@@ -66,9 +61,9 @@ std::vector<std::string> oversubscription_notes(const RunInfo& run) {
     const auto cores = run.host_cores.find(host);
     if (cores == run.host_cores.end() || cores->second <= 0 || ranks <= cores->second) continue;
     notes.push_back(fmt::format(
-        "{}{} runs {} on {}: ranks share cores, so the host transport's times include the scheduler's time "
-        "slicing, not only communication",
-        kOversubscribed, host, count_noun(ranks, "rank"), count_noun(cores->second, "core")));
+        "oversubscribed: {} runs {} on {}: ranks share cores, so the host transport's times include the "
+        "scheduler's time slicing, not only communication",
+        host, count_noun(ranks, "rank"), count_noun(cores->second, "core")));
   }
   return notes;
 }
@@ -93,14 +88,31 @@ std::string describe_failed_levels(const ServeReport& serve) {
 void refresh_derived_notes(RunReport& report, const std::vector<AttributionRow>& attribution) {
   RunInfo& run = report.run;
   std::erase_if(run.notes, [&](const std::string& note) {
-    return starts_with_any(note, {kServeLevel, kAttribution, kOversubscribed}) ||
-           (report.serve.ran && starts_with_any(note, {kServeSkipped}));
+    return std::find(run.derived_notes.begin(), run.derived_notes.end(), note) != run.derived_notes.end();
   });
+  run.derived_notes.clear();
+  std::vector<std::string> derived;
   if (!report.serve.ran && !report.serve.skipped_reason.empty())
-    add_note(run, kServeSkipped + report.serve.skipped_reason);
+    derived.push_back("serve phase skipped: " + report.serve.skipped_reason);
   for (const auto& notes :
        {oversubscription_notes(run), serve_level_notes(report.serve), attribution_notes(attribution)})
-    for (const std::string& note : notes) add_note(run, note);
+    derived.insert(derived.end(), notes.begin(), notes.end());
+  for (const std::string& note : derived) {
+    if (std::find(run.notes.begin(), run.notes.end(), note) != run.notes.end()) continue;  // recorded already
+    run.notes.push_back(note);
+    run.derived_notes.push_back(note);
+  }
+}
+
+std::vector<std::string> derived_notes_of(const nlohmann::json& j, const std::vector<std::string>& notes) {
+  if (j.is_object() && j.contains("derived_notes"))
+    return j.at("derived_notes").get<std::vector<std::string>>();
+  std::vector<std::string> derived;
+  for (const std::string& note : notes)
+    if (std::any_of(kLegacyDerivedPrefixes.begin(), kLegacyDerivedPrefixes.end(),
+                    [&](const char* prefix) { return note.rfind(prefix, 0) == 0; }))
+      derived.push_back(note);
+  return derived;
 }
 
 }  // namespace k25

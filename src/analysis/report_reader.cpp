@@ -131,6 +131,7 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
         report.run.complete = end.complete;
         report.run.incomplete_reason = end.incomplete_reason;
         for (const std::string& note : end.notes) add_note(report.run, note);
+        report.run.derived_notes = end.derived_notes;
         ended = true;
       }
       // Other line types are from newer writers and carry nothing this reader needs.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/report_notes.hpp"
 #include "common/json_integer.hpp"
 #include "common/json_list.hpp"
 
@@ -41,6 +42,7 @@ void to_json(nlohmann::json& j, const RunInfo& r) {
                      {"compiler", r.compiler},
                      {"complete", r.complete},
                      {"notes", r.notes},
+                     {"derived_notes", r.derived_notes},
                      {"host_cores", r.host_cores}};
   if (!r.incomplete_reason.empty()) j["incomplete_reason"] = r.incomplete_reason;
 }
@@ -62,6 +64,7 @@ void from_json(const nlohmann::json& j, RunInfo& r) {
   r.complete = j.value("complete", true);
   r.incomplete_reason = j.value("incomplete_reason", "");
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.derived_notes = derived_notes_of(j, r.notes);
   r.host_cores = json_integer_map<int>(j.value("host_cores", nlohmann::json()), "host_cores");
 }
 

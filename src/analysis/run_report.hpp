@@ -42,6 +42,9 @@ struct RunInfo {
   bool complete = true;  // false: interrupted or failed; results hold what was gathered
   std::string incomplete_reason;
   std::vector<std::string> notes;  // caveats the reader must see (e.g. one-rank NCCL measures launch cost)
+  // Those of `notes` the analysis derived from the data (analysis/report_notes.hpp); the others the run
+  // recorded. Written as report.json's run.derived_notes.
+  std::vector<std::string> derived_notes;
   std::map<std::string, int> host_cores;  // online CPU cores of each host (oversubscription check)
 };
 

@@ -1,23 +1,20 @@
-// CLI11 definition of k25comm's flags and subcommands, and how flags override the YAML config.
+// CLI11 definition of k25comm's flags and subcommands: the config keys' flags made in one loop over the key
+// table, the other flags by hand, and one-line messages (with a suggestion) for what is not understood.
 #include "app/command_line.hpp"
-#include "app/gaps_from_option.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <filesystem>
-#include <limits>
-#include <map>
 #include <optional>
-#include <type_traits>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "app/gaps_from_option.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
 #include "common/shared_files.hpp"
-#include "config/config_keys.hpp"
-#include "config/config_loader.hpp"
 
 namespace k25 {
 
@@ -34,116 +31,70 @@ std::string default_config_path() {
       .string();
 }
 
+std::string nearest_name(const std::string& given, const std::vector<std::string>& known) {
+  // Optimal string alignment distance: Levenshtein plus a swap of two neighbours ("comapre").
+  const auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  };
+  std::string best;
+  std::size_t best_distance = 3;  // at most 2 edits
+  for (const std::string& name : known) {
+    const std::size_t edits = distance(given, name);
+    if (edits < best_distance && 2 * edits < given.size()) {
+      best = name;
+      best_distance = edits;
+    }
+  }
+  return best;
+}
+
 namespace {
 
-// CLI11's own range checks print a double's bounds in full (300 digits for "positive"): these say it short.
-std::optional<double> as_number(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size() || !std::isfinite(value)) return std::nullopt;
-  return value;
-}
-
-std::optional<long long> as_integer(const std::string& text) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size()) return std::nullopt;
-  return value;
-}
-
-// A number above `low` (or at least `low` when `low_inclusive`), and at most `high` when given.
-CLI::Validator number_check(double low, bool low_inclusive, std::optional<double> high = std::nullopt) {
+// CLI11's own range checks print a double's bounds in full (300 digits for "positive"): this says it short.
+CLI::Validator number_check(double low, bool low_inclusive) {
   const std::string bound = fmt::format("{} {:g}", low_inclusive ? "at least" : "above", low);
-  const std::string description = high ? fmt::format("{} and at most {:g}", bound, *high) : bound;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
-        const std::optional<double> value = as_number(text);
-        if (!value) return fmt::format("'{}' is not a number", text);
-        if (low_inclusive ? *value < low : *value <= low)
-          return fmt::format("must be {}, got {}", bound, text);
-        if (high && *value > *high) return fmt::format("must be at most {:g}, got {}", *high, text);
-        return {};
-      },
-      description);
-}
-
-// An integer in [low, high].
-CLI::Validator integer_check(long long low, long long high = std::numeric_limits<int>::max()) {
-  const std::string description = high == std::numeric_limits<int>::max()
-                                      ? fmt::format("an integer of at least {}", low)
-                                      : fmt::format("an integer from {} to {}", low, high);
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        const std::optional<long long> value = as_integer(text);
-        if (!value) return fmt::format("'{}' is not an integer", text);
-        if (*value < low || *value > high) return fmt::format("must be {}, got {}", description, text);
-        return {};
-      },
-      description);
-}
-
-CLI::Validator one_of(std::vector<std::string> names) {
-  std::string joined;
-  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
-  return CLI::Validator(
-      [names, joined](std::string& text) -> std::string {
-        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
-        return fmt::format("'{}' is not one of: {}", text, joined);
-      },
-      "one of: " + joined);
-}
-
-// "1,,4" keeps its empty item (CLI11's own delimiter drops it silently).
-std::vector<std::string> split_items(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t begin = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', begin);
-    items.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
-    if (comma == std::string::npos) return items;
-    begin = comma + 1;
-  }
-}
-
-// A comma-separated list whose every item passes `item`; an empty item is an error.
-CLI::Validator list_of(CLI::Validator item) {
-  return CLI::Validator(
-      [item](std::string& text) -> std::string {
-        for (std::string entry : split_items(text)) {
-          if (entry.empty())
-            return fmt::format("'{}' has an empty item (separate items with single commas)", text);
-          const std::string error = item(entry);
-          if (!error.empty()) return fmt::format("item {}", error);
+        std::size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
         }
+        if (used == 0 || used != text.size() || !std::isfinite(value))
+          return fmt::format("'{}' is not a number", text);
+        if (low_inclusive ? value < low : value <= low) return fmt::format("must be {}, got {}", bound, text);
         return {};
       },
-      "comma-separated list, each " + item.get_description());
+      bound);
 }
 
-template <typename T>
-std::vector<T> list_values(const std::vector<std::string>& raw) {
-  std::vector<T> values;
-  for (const std::string& text : raw)
-    for (const std::string& item : split_items(text)) {
-      if constexpr (std::is_same_v<T, std::string>) {
-        values.push_back(item);
-      } else if constexpr (std::is_integral_v<T>) {
-        values.push_back(static_cast<T>(*as_integer(item)));  // checked by the option's validator
-      } else {
-        values.push_back(*as_number(item));
-      }
-    }
-  return values;
+// A comma-separated list whose every item is one of `names`.
+CLI::Validator names_check(const std::vector<std::string>& names) {
+  return CLI::Validator(
+      [names](std::string& text) -> std::string {
+        std::size_t begin = 0;
+        for (;;) {
+          const std::size_t comma = text.find(',', begin);
+          const std::string item = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+          if (std::find(names.begin(), names.end(), item) == names.end())
+            return fmt::format("'{}' is not one of: {}", item, join_names(names));
+          if (comma == std::string::npos) return {};
+          begin = comma + 1;
+        }
+      },
+      "");
 }
 
 // Where the default config was looked for, in order, and which one is taken.
@@ -156,105 +107,114 @@ std::string default_config_footer() {
   return text;
 }
 
+// A config key's flag while it is parsed: what CLI11 fills in.
+struct FlagSlot {
+  const ConfigKey* key = nullptr;
+  std::vector<std::string> items;  // value flags; a list flag given twice has two
+  bool switched = false;           // switches
+  CLI::Option* option = nullptr;
+};
+
+// --help's text for a config key's flag: what the key means, and which key it sets.
+std::string flag_help(const ConfigKey& key) {
+  if (key.flag_kind == FlagKind::value) return fmt::format("{} ({})", key.meaning, key.path());
+  return fmt::format("sets {} to {}: {}", key.path(), key.flag_kind == FlagKind::sets_true ? "true" : "false",
+                     key.meaning);
+}
+
+// Every config key's flag, in the table's order.
+std::deque<FlagSlot> add_config_flags(CLI::App& app) {
+  std::deque<FlagSlot> slots;  // a deque: CLI11 keeps pointers into each slot
+  for (const ConfigKey& key : config_keys()) {
+    if (key.flag == nullptr) continue;
+    FlagSlot& slot = slots.emplace_back();
+    slot.key = &key;
+    if (key.flag_kind == FlagKind::value) {
+      slot.option =
+          app.add_option(key.flag, slot.items, flag_help(key))->type_name(key.value.flag_value_name());
+      // One value per occurrence; a list flag may be given again ("--tokens 1,4 --tokens 16"), a value once.
+      slot.option->expected(1)->multi_option_policy(key.value.is_list() ? CLI::MultiOptionPolicy::TakeAll
+                                                                        : CLI::MultiOptionPolicy::Throw);
+    } else {
+      slot.option = app.add_flag(key.flag, slot.switched, flag_help(key));
+    }
+    if (key.listing == FlagListing::testing) slot.option->group("Testing");
+    if (key.listing == FlagListing::hidden) slot.option->group("");
+  }
+  return slots;
+}
+
+// The long flags of `app` that --help lists ("--iters"), for suggestions.
+std::vector<std::string> listed_flags(const CLI::App& app) {
+  std::vector<std::string> flags;
+  for (const CLI::Option* option : app.get_options())
+    if (!option->get_group().empty())
+      for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+  return flags;
+}
+
+// The one-line reason for the first argument nobody took, with the nearest flag or command.
+std::string not_understood(const std::string& argument, const CLI::App& scope, bool top_level) {
+  const std::string where = top_level ? "" : fmt::format(" for {}", scope.get_name());
+  if (argument.size() > 1 && argument[0] == '-') {
+    const std::string flag = argument.substr(0, argument.find('='));
+    const std::string nearest = nearest_name(flag, listed_flags(scope));
+    if (!nearest.empty()) return fmt::format("unknown flag {}{}; did you mean {}?", flag, where, nearest);
+    return fmt::format("unknown flag {}{} (k25comm{} --help lists the flags)", flag, where,
+                       top_level ? "" : " " + scope.get_name());
+  }
+  if (top_level) {
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : scope.get_subcommands({})) commands.push_back(sub->get_name());
+    const std::string nearest = nearest_name(argument, commands);
+    if (!nearest.empty()) return fmt::format("unknown command '{}'; did you mean {}?", argument, nearest);
+    return fmt::format("unexpected argument '{}' (commands: {})", argument, join_names(commands));
+  }
+  return fmt::format("unexpected argument '{}'{}", argument, where);
+}
+
+// The first argument (in argv's order) that `app` and its parsed subcommands left over, explained; empty when
+// every argument was taken.
+std::string leftover_problem(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::pair<std::string, const CLI::App*>> leftovers;
+  for (const std::string& argument : app.remaining()) leftovers.emplace_back(argument, &app);
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const std::string& argument : sub->remaining()) leftovers.emplace_back(argument, sub);
+  if (leftovers.empty()) return {};
+  for (int i = 1; i < argc; ++i)
+    for (const auto& [argument, scope] : leftovers)
+      if (argument == argv[i] || std::string(argv[i]).rfind(argument + "=", 0) == 0)  // "--flag=value"
+        return not_understood(argument, *scope, scope == &app);
+  return not_understood(leftovers.front().first, *leftovers.front().second, leftovers.front().second == &app);
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, char** argv, bool print) {
   CommandLine cli;
   for (int i = 0; i < argc; ++i) cli.text += (i ? " " : "") + std::string(argv[i]);
-  ConfigOverrides& o = cli.overrides;
-  std::vector<std::string> tokens, phases, modes, concurrency, percentiles, allow_mismatch;
+  const auto usage_error = [&](const std::string& reason) {
+    if (print) fmt::print(stderr, "k25comm: error: {}\n", reason);
+    cli.command = Command::exit_now;
+    cli.exit_code = static_cast<int>(ExitCode::bad_usage);
+    return cli;
+  };
 
   CLI::App app{
       "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
       "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
-  app.footer(default_config_footer());
-  app.set_version_flag("--version", fmt::format("k25comm {} ({})", kVersion, git_sha()));
+  app.set_version_flag("--version", version_text);
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
   app.add_option("--sizes,--config", cli.config_path,
-                 "YAML config: model, sweep, routing, serve (default: kimi.yaml, looked for as the end of "
-                 "this help says)");
-  app.add_option("--out", o.out_dir, "output directory (journal.jsonl, report.json, report.md, trace.json)");
-  app.add_option("--tokens", tokens,
-                 "token counts to measure, e.g. 1,4,16: per decode step for AllReduce, per rank for "
-                 "dispatch/combine")
-      ->check(list_of(integer_check(1, 65536)));
-  app.add_option("--iters", o.iterations, "timed trials (whole bursts) per point, at most")
-      ->check(integer_check(1));
-  app.add_option("--warmup", o.warmup, "untimed bursts before each point (at least 1: NCCL connects lazily)")
-      ->check(integer_check(1));
-  app.add_option("--op-iters", o.op_iterations,
-                 "trials of the per-op timing pass, at most (0: no per-op pass)")
-      ->check(integer_check(0));
-  app.add_option("--time-budget", o.time_budget_s, "seconds per point after which trials stop")
-      ->check(number_check(0, false));
-  app.add_option("--phases", phases, "phases to run: allreduce,alltoall,serve")
-      ->check(list_of(one_of({"allreduce", "alltoall", "serve"})));
-  app.add_option("--modes", modes,
-                 "timing modes: eager,graph,decode (graph needs the nccl transport; decode: a compute gap "
-                 "before each op, sweep.decode_*)")
-      ->check(list_of(one_of({"eager", "graph", "decode"})));
-  app.add_option("--decode-gap", o.decode_gap_us, "decode mode: compute gap before every op, us")
-      ->check(number_check(0, true, 1e6));
-  app.add_option("--decode-layer-gap", o.decode_layer_gap_us,
-                 "decode mode: compute per decoder layer, us, split over the layer's ops")
-      ->check(number_check(0, true, 1e6));
-  app.add_option("--decode-skew", o.decode_skew_us,
-                 "decode mode: largest seeded extra gap per rank and op, us (unequal arrival)")
-      ->check(number_check(0, true, 1e6));
-  app.add_option("--gaps-from", o.gaps_from,
+                 fmt::format("YAML config with the sections {} (default: kimi.yaml, looked for as the end of "
+                             "this help says)",
+                             join_names(config_sections())));
+  std::deque<FlagSlot> config_flags = add_config_flags(app);
+  app.add_option("--gaps-from", cli.gaps_from,
                  "decode mode: compute per layer = TPOT minus the step's communication, from a report.json "
-                 "with serve results, spread over the layers")
+                 "with serve results, spread over the layers (sets sweep.decode_layer_gap_us)")
       ->check(CLI::ExistingFile);
-  app.add_option("--backend", o.backend, "transport: auto, nccl or mpi")
-      ->check(one_of({"auto", "nccl", "mpi"}));
-  app.add_option("--nccl-register", o.nccl_register,
-                 "nccl: register the send and receive buffers: none, local (ncclCommRegister) or symmetric "
-                 "(ncclCommWindowRegister), as nccl-tests -R 0/1/2")
-      ->check(one_of({"none", "local", "symmetric"}));
-  app.add_option("--timeout", o.timeout_s, "seconds a collective may take before the run aborts (exit 3)")
-      ->check(number_check(0, false));
-  app.add_option("--dtype", o.dtype, "AllReduce element type: bf16 or fp32")->check(one_of({"bf16", "fp32"}));
-  app.add_flag("--in-place", o.in_place, "AllReduce in place (default out of place)");
-  app.add_flag("--no-check", o.no_check, "skip the correctness pass");
-  app.add_flag("--include-permute", o.include_permute,
-               "nccl: count MoE pack/unpack kernels in the All-to-All step");
-  app.add_flag("--no-trace", o.no_trace, "do not write trace.json");
-  app.add_flag(
-      "--device-only", o.device_only,
-      "nccl: hold the stream until a burst is enqueued, so the step excludes the host's launch cost");
-  app.add_option("--routing", o.routing, "routing model: uniform or zipf")
-      ->check(one_of({"uniform", "zipf"}));
-  app.add_option("--zipf-s", o.zipf_s, "Zipf exponent over experts")->check(number_check(0, true, 10.0));
-  app.add_option("--copies", o.copies, "All-to-All copies: per_rank (normal) or per_expert (low-latency)")
-      ->check(one_of({"per_rank", "per_expert"}));
-  app.add_option("--seed", o.seed, "routing seed");
-  app.add_option("--endpoint", o.endpoint, "serving endpoint base URL, e.g. http://127.0.0.1:8000");
-  app.add_option("--model", o.model, "model name sent to the endpoint");
-  app.add_option("--api", o.api, "chat or completions")->check(one_of({"chat", "completions"}));
-  app.add_option("--api-key", o.api_key, "bearer token for the endpoint");
-  app.add_option("--concurrency", concurrency, "serve concurrency levels, e.g. 1,8,64")
-      ->check(list_of(integer_check(1, 4096)));
-  app.add_option("--requests", o.requests, "counted requests per concurrency level (0: max(8, 4 x C))")
-      ->check(integer_check(0));
-  app.add_option("--max-tokens", o.max_tokens, "output tokens per request")->check(integer_check(1));
-  app.add_option("--prompt-tokens", o.prompt_tokens, "approximate prompt length in tokens")
-      ->check(integer_check(1));
-  app.add_option("--request-rate", o.request_rate, "Poisson arrivals per second (0: closed loop)")
-      ->check(number_check(0, true));
-  app.add_option("--percentiles", percentiles,
-                 "serve latency percentiles reported as vllm bench serve names them, e.g. 50,90,99")
-      ->check(list_of(number_check(0, false, 100.0)));
-  app.add_option("--inject-hang", o.inject_hang, "test only: PHASE:TOKENS:OP waits forever at that op")
-      ->group("");  // hidden
-  app.add_option("--inject-delay", o.inject_delay,
-                 "test only: RANK:US makes that rank arrive US microseconds late at every trial")
-      ->group("");  // hidden
-  app.add_flag(
-         "--emulate-ranks", o.emulate_ranks,
-         "test only: several nccl ranks per GPU, each presented to NCCL as its own host (NCCL_HOSTID); the "
-         "figures then describe sockets and time slicing, not a link")
-      ->group("Testing");
   app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
       ->check(number_check(0, false))
       ->group("");  // hidden
@@ -262,42 +222,47 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   app.add_flag("--dry-run", dry_run, "print the plan (and write plan.json) without communicating");
   app.add_option("--ranks", cli.dry_run_ranks,
                  "ranks to plan for with --dry-run (default: the launcher's, else 8)")
-      ->check(integer_check(1, 65536));
+      ->check(CLI::Range(1, 65536));
 
+  CompareOptions& cmp = cli.compare;
+  std::vector<std::string> setup_field_names;
+  for (const SetupField& field : setup_fields()) setup_field_names.push_back(field.name);
+  std::string compare_format;
   auto* compare = app.add_subcommand(
       "compare",
       "compare two report.json files: exit 1 on a regression or a missing point, 2 when not comparable");
-  compare->add_option("base", cli.compare_base, "baseline report.json")->required();
-  compare->add_option("new", cli.compare_new, "new report.json")->required();
+  compare->add_option("base", cmp.base_path, "baseline report.json")->required();
+  compare->add_option("new", cmp.new_path, "new report.json")->required();
   compare
-      ->add_option("--threshold", cli.compare_threshold_pct,
+      ->add_option("--threshold", cmp.rules.threshold_pct,
                    "p50 change in percent that counts as a regression when beyond the runs' spread too")
       ->check(number_check(0, true));
   compare
-      ->add_option(
-          "--max-ratio", cli.compare_max_ratio,
-          "a figure worse by more than this factor is a regression whatever the spread (default 1.5)")
+      ->add_option("--max-ratio", cmp.rules.max_ratio,
+                   fmt::format("a figure worse by more than this factor is a regression whatever the spread "
+                               "(default {:g})",
+                               cmp.rules.max_ratio))
       ->check(number_check(1, false));
   compare
-      ->add_option(
-          "--allow-mismatch", allow_mismatch,
-          "compare points whose setup differs in these fields (dtype, kind, ranks, transport, in_place, "
-          "nccl_register, padded_tokens, bytes, ops_per_step, include_permute, device_only, api, max_tokens, "
-          "prompt_tokens, request_rate, "
-          "ignore_eos)")
-      ->check(list_of(CLI::Validator([](std::string&) { return std::string(); }, "FIELD")));
-  compare->add_flag("--allow-missing", cli.compare_allow_missing,
+      ->add_option("--allow-mismatch", cmp.rules.allow_mismatch,
+                   "compare points whose setup differs in these fields")
+      ->delimiter(',')
+      ->type_name(fmt::format("LIST of {}", join_names(setup_field_names, "|")))
+      ->check(names_check(setup_field_names));
+  compare->add_flag("--allow-missing", cmp.rules.allow_missing,
                     "points measured on one side only are listed but do not fail");
-  compare->add_option("--format", cli.compare_format, "output: text, csv or json")
-      ->check(one_of({"text", "csv", "json"}));
+  compare->add_option("--format", compare_format, "output (default text)")
+      ->type_name(join_names(enum_names<CompareFormat>(), "|"))
+      ->check(names_check(enum_names<CompareFormat>()));
 
+  RerenderOptions& rerender = cli.report;
   auto* report = app.add_subcommand(
       "report", "re-render report.md, report.json, CSV and plots from report.json or a journal");
-  report->add_option("file", cli.report_input, "report.json or journal.jsonl")->required();
-  report->add_option("--serve", cli.report_serve,
+  report->add_option("file", rerender.input_path, "report.json or journal.jsonl")->required();
+  report->add_option("--serve", rerender.serve_path,
                      "a second report whose serve results join the attribution (written to --out, default "
                      "a new folder beside FILE: the inputs are never overwritten)");
-  report->add_option("--out", cli.report_out, "output directory (default: beside FILE)");
+  report->add_option("--out", rerender.out_dir, "output directory (default: beside FILE)");
 
   CaptureOptions& cap = cli.capture;
   auto* capture =
@@ -333,27 +298,41 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   bool no_plots = false;
   capture->add_flag("--no-plots", no_plots, "do not run tools/plot-capture");
 
+  // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
+  app.footer(default_config_footer());
+  // Arguments nobody takes are explained below, with the nearest flag or command.
+  app.allow_extras();
+  for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    cli.command = Command::exit_now;
     const bool asked_for_text = e.get_exit_code() == 0;  // --help, --version
-    if (asked_for_text) {
-      cli.exit_code = print ? app.exit(e) : 0;
-      return cli;
-    }
-    if (print) fmt::print(stderr, "k25comm: error: {}\nRun with --help for more information.\n", e.what());
-    cli.exit_code = static_cast<int>(ExitCode::bad_usage);
+    if (!asked_for_text) return usage_error(e.what());
+    cli.command = Command::exit_now;
+    cli.exit_code = print ? app.exit(e) : 0;
     return cli;
   }
-  o.tokens = list_values<int>(tokens);
-  o.phases = list_values<std::string>(phases);
-  o.modes = list_values<std::string>(modes);
-  o.concurrency = list_values<int>(concurrency);
-  o.percentiles = list_values<double>(percentiles);
-  cli.compare_allow_mismatch = list_values<std::string>(allow_mismatch);
+  if (const std::string problem = leftover_problem(app, argc, argv); !problem.empty())
+    return usage_error(problem);
+
+  // Every config flag through its key's reader now, on a scratch config, so that a bad value is refused with
+  // the reason the same value in YAML gets, before any config is loaded.
+  RunConfig scratch;
+  for (const FlagSlot& slot : config_flags) {
+    if (slot.option->count() == 0) continue;
+    ConfigFlag flag{slot.key, join_names(slot.items, ",")};
+    try {
+      apply_flag(*flag.key, flag.text, scratch);
+    } catch (const UsageError& e) {
+      return usage_error(e.what());
+    }
+    cli.config_flags.push_back(std::move(flag));
+  }
+
   if (compare->parsed()) {
     cli.command = Command::compare;
+    if (!compare_format.empty()) cmp.format = *enum_from_name<CompareFormat>(compare_format);
   } else if (report->parsed()) {
     cli.command = Command::report;
   } else if (capture->parsed()) {
@@ -363,75 +342,16 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   } else {
     cli.command = dry_run ? Command::dry_run : Command::measure;
     if (cli.config_path.empty()) cli.config_path = default_config_path();
-    if (cli.config_path.empty()) {
-      if (print)
-        fmt::print(stderr, "k25comm: error: no --sizes given and no default config found; looked for {}\n",
-                   fmt::join(default_config_candidates(), ", "));
-      cli.command = Command::exit_now;
-      cli.exit_code = static_cast<int>(ExitCode::bad_usage);
-    }
+    if (cli.config_path.empty())
+      return usage_error(fmt::format("no --sizes given and no default config found; looked for {}",
+                                     join_names(default_config_candidates())));
   }
   return cli;
 }
 
-namespace {
-
-// The value of a flag by its name in the enumeration's one name table (CLI11 checked the choices already).
-template <typename E>
-E lookup(const std::string& value, const char* flag) {
-  if (const auto found = enum_from_name<E>(value)) return *found;
-  throw UsageError(fmt::format("{}: unknown value '{}' (known: {})", flag, value, enum_name_list<E>()));
-}
-
-}  // namespace
-
-void apply_overrides(const ConfigOverrides& o, RunConfig& c) {
-  if (o.out_dir) c.output.dir = *o.out_dir;
-  if (!o.tokens.empty()) c.sweep.tokens = o.tokens;
-  if (o.iterations) {
-    c.sweep.iterations = *o.iterations;
-    c.sweep.min_iterations = std::min(c.sweep.min_iterations, c.sweep.iterations);
-  }
-  if (o.warmup) c.sweep.warmup = *o.warmup;
-  if (o.op_iterations) c.sweep.op_iterations = *o.op_iterations;
-  if (o.time_budget_s) c.sweep.time_budget_s = *o.time_budget_s;
-  if (!o.phases.empty())
-    if (const std::string bad = set_phases(c.sweep, o.phases); !bad.empty())
-      throw UsageError(fmt::format("--phases: unknown phase '{}'", bad));
-  if (!o.modes.empty())
-    if (const std::string bad = set_modes(c.sweep, o.modes); !bad.empty())
-      throw UsageError(fmt::format("--modes: unknown mode '{}'", bad));
-  if (o.backend) c.transport.backend = lookup<Backend>(*o.backend, "--backend");
-  if (o.nccl_register) c.transport.nccl_register = lookup<NcclRegister>(*o.nccl_register, "--nccl-register");
-  if (o.timeout_s) c.transport.timeout_s = *o.timeout_s;
-  if (o.dtype) c.sweep.allreduce_dtype = lookup<Dtype>(*o.dtype, "--dtype");
-  if (o.in_place) c.sweep.in_place = true;
-  if (o.no_check) c.sweep.check = false;
-  if (o.include_permute) c.sweep.include_permute = true;
-  if (o.no_trace) c.output.trace = false;
-  if (o.device_only) c.sweep.device_only = true;
-  if (o.emulate_ranks) c.transport.emulate_ranks = true;
-  if (o.inject_delay) c.transport.inject_delay = *o.inject_delay;
-  if (o.routing) c.routing.model = lookup<RoutingModel>(*o.routing, "--routing");
-  if (o.zipf_s) c.routing.zipf_s = *o.zipf_s;
-  if (o.copies) c.routing.copies = lookup<CopyGranularity>(*o.copies, "--copies");
-  if (o.seed) c.routing.seed = *o.seed;
-  if (o.endpoint) c.serve.endpoint = *o.endpoint;
-  if (o.model) c.serve.model = *o.model;
-  if (o.api) c.serve.api = lookup<ServeApi>(*o.api, "--api");
-  if (o.api_key) c.serve.api_key = *o.api_key;
-  if (!o.concurrency.empty()) c.serve.concurrency = o.concurrency;
-  if (!o.percentiles.empty()) c.serve.percentiles = o.percentiles;
-  if (o.requests) c.serve.requests = *o.requests;
-  if (o.max_tokens) c.serve.max_tokens = *o.max_tokens;
-  if (o.prompt_tokens) c.serve.prompt_tokens = *o.prompt_tokens;
-  if (o.request_rate) c.serve.request_rate = *o.request_rate;
-  if (o.inject_hang) c.transport.inject_hang = *o.inject_hang;
-  if (o.decode_gap_us) c.sweep.decode.gap_us = *o.decode_gap_us;
-  if (o.decode_layer_gap_us) c.sweep.decode.layer_gap_us = *o.decode_layer_gap_us;
-  if (o.decode_skew_us) c.sweep.decode.skew_us = *o.decode_skew_us;
-  if (o.gaps_from) apply_gaps_from(*o.gaps_from, c);
-  validate_config(c);
+void apply_command_line(const CommandLine& cli, RunConfig& config) {
+  for (const ConfigFlag& flag : cli.config_flags) apply_flag(*flag.key, flag.text, config);
+  if (!cli.gaps_from.empty()) apply_gaps_from(cli.gaps_from, config);
 }
 
 }  // namespace k25

@@ -9,7 +9,8 @@
 
 namespace k25 {
 
-// Collective. Returns the exit code: 0, or 1 when any result had wrong elements; throws k25 errors otherwise.
+// Collective. Returns 0; throws k25 errors otherwise: UsageError before anything runs when nothing asked can
+// be measured, MeasurementFailure (exit 1) for wrong elements, after every file is written.
 // `nccl`: the NCCL backend main linked (nccl::nccl_backend() or absent_nccl_backend()).
 int run_measure_command(const RunConfig& config, const CommandLine& cli, const RankContext& context,
                         const NcclBackend& nccl);

@@ -88,4 +88,32 @@ void end_job_after_timeout(const RankContext& context, const std::string& point)
   std::_Exit(static_cast<int>(ExitCode::runtime_fault));  // MPI_Abort does not return
 }
 
+namespace {
+
+// The last resort, from the watchdog's monitor thread: no MPI call (it could block), only the message and
+// the exit.
+[[noreturn]] void end_rank_now(const RankContext& context, const std::string& message) {
+  fmt::print(stderr, "k25comm: error: rank {} of {} ({}): {}; ending this rank with exit code 3\n",
+             context.rank(), context.size(), context.host(), message);
+  std::fflush(nullptr);
+  std::_Exit(static_cast<int>(ExitCode::runtime_fault));
+}
+
+}  // namespace
+
+std::unique_ptr<CallWatchdog> make_rank_watchdog(const RankContext& context) {
+  int level = MPI_THREAD_SINGLE;
+  if (MPI_Query_thread(&level) != MPI_SUCCESS) level = MPI_THREAD_SINGLE;
+  const bool peers_from_thread = level == MPI_THREAD_MULTIPLE;
+  return std::make_unique<CallWatchdog>(
+      context.collective_timeout_s(), kWatchdogGraceS,
+      [&context, peers_from_thread](const std::string& point) {
+        if (peers_from_thread) end_job_after_timeout(context, point);
+        end_rank_now(context,
+                     fmt::format("{} did not complete within the {:g} s timeout (transport.timeout_s)", point,
+                                 context.collective_timeout_s()));
+      },
+      [&context](const std::string& message) { end_rank_now(context, message); });
+}
+
 }  // namespace k25

@@ -22,12 +22,31 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+void ignore_broken_pipes() {
+  struct sigaction action {};
+  action.sa_handler = SIG_IGN;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGPIPE, &action, nullptr);
+}
+
 int interrupt_signal() {
   return static_cast<int>(received_signal);
 }
 
 void request_interrupt(int signal_number) {
   received_signal = signal_number;
+}
+
+std::string interruption_reason(int signal_number) {
+  switch (signal_number) {
+    case SIGINT:
+      return "interrupted by Ctrl-C (SIGINT)";
+    case SIGTERM:
+      return "interrupted by SIGTERM: Ctrl-C under mpirun (which passes it on as SIGTERM), a kill, or the "
+             "batch system";
+    default:
+      return "interrupted by signal " + std::to_string(signal_number);
+  }
 }
 
 }  // namespace k25

@@ -56,19 +56,6 @@ struct EnumNames<NcclRegister> {
       {{NcclRegister::none, "none"}, {NcclRegister::local, "local"}, {NcclRegister::symmetric, "symmetric"}}};
 };
 
-inline const char* to_string(Dtype dtype) {
-  return enum_name(dtype);
-}
-inline const char* to_string(Phase phase) {
-  return enum_name(phase);
-}
-inline const char* to_string(TimingMode mode) {
-  return enum_name(mode);
-}
-inline const char* to_string(NcclRegister mode) {
-  return enum_name(mode);
-}
-
 // Bytes of one element: bf16 2, fp32 4, fp8 1.
 constexpr std::size_t dtype_bytes(Dtype dtype) {
   return dtype == Dtype::fp32 ? 4 : dtype == Dtype::bf16 ? 2 : 1;

@@ -1,18 +1,236 @@
 // The table of config keys (see config_keys.hpp) and what is derived from it.
 #include "config/config_keys.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <type_traits>
+
 #include <fmt/format.h>
 
+#include "common/column_table.hpp"
+
 namespace k25 {
+
+bool ValueSpec::is_list() const {
+  return kind == Kind::integer_list || kind == Kind::number_list || kind == Kind::choice_list;
+}
+
+std::string ValueSpec::type_text() const {
+  switch (kind) {
+    case Kind::integer:
+      return "integer " + range_text(min, max);
+    case Kind::unsigned_integer:
+      return "integer >= 0";
+    case Kind::number:
+      return "number " + range_text(min, max);
+    case Kind::boolean:
+      return "true | false";
+    case Kind::integer_list:
+      return fmt::format("{}list of integers {}", ascending ? "ascending " : "", range_text(min, max));
+    case Kind::number_list:
+      return "list of numbers " + range_text(min, max);
+    case Kind::choice:
+      return join_names(names, " | ");
+    case Kind::choice_list:
+      return "list of " + join_names(names);
+    case Kind::text:
+    case Kind::structured:
+      return form;
+  }
+  return form;
+}
+
+std::string ValueSpec::flag_value_name() const {
+  switch (kind) {
+    case Kind::integer:
+      return "INT " + range_text(min, max);
+    case Kind::unsigned_integer:
+      return "INT >= 0";
+    case Kind::number:
+      return "NUMBER " + range_text(min, max);
+    case Kind::boolean:
+      return "true|false";
+    case Kind::integer_list:
+      return "INT,... " + range_text(min, max);
+    case Kind::number_list:
+      return "NUMBER,... " + range_text(min, max);
+    case Kind::choice:
+      return join_names(names, "|");
+    case Kind::choice_list:
+      return "LIST of " + join_names(names, "|");
+    case Kind::text:
+    case Kind::structured: {
+      std::string upper = form == "string" ? "TEXT" : form;
+      for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      return upper;
+    }
+  }
+  return "VALUE";
+}
+
 namespace {
 
 using nlohmann::json;
+using Kind = ValueSpec::Kind;
+
+// Value specs.
+
+ValueSpec integer(long long min, long long max) {
+  return {Kind::integer, static_cast<double>(min), static_cast<double>(max)};
+}
+ValueSpec unsigned_integer() {
+  return {Kind::unsigned_integer};
+}
+ValueSpec number(double min, double max) {
+  return {Kind::number, min, max};
+}
+ValueSpec boolean() {
+  return {Kind::boolean};
+}
+ValueSpec text(std::string form) {
+  return {Kind::text, 0, 0, false, {}, std::move(form)};
+}
+ValueSpec integers(long long min, long long max, bool ascending = false) {
+  return {Kind::integer_list, static_cast<double>(min), static_cast<double>(max), ascending};
+}
+ValueSpec numbers(double min, double max) {
+  return {Kind::number_list, min, max};
+}
+// One of `allowed` (every value of E when empty), by the names of E's table.
+template <NamedEnum E>
+ValueSpec one_of(std::initializer_list<E> allowed = {}) {
+  return {Kind::choice, 0, 0, false, enum_names<E>(allowed)};
+}
+template <NamedEnum E>
+ValueSpec list_of(std::initializer_list<E> allowed = {}) {
+  return {Kind::choice_list, 0, 0, false, enum_names<E>(allowed)};
+}
+
+// The one reader and writer per value type.
+
+template <typename T>
+struct IsEnumList : std::false_type {};
+template <NamedEnum E>
+struct IsEnumList<std::vector<E>> : std::true_type {};
+
+template <typename T>
+T read_as(const ConfigReader& in, const YAML::Node& v, const std::string& k, const ValueSpec& s) {
+  const auto low = static_cast<long long>(s.min), high = static_cast<long long>(s.max);
+  if constexpr (std::is_same_v<T, int>) {
+    return in.integer(v, k, low, high);
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+    return in.unsigned_integer(v, k);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return in.number(v, k, s.min, s.max);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return in.boolean(v, k);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return in.text(v, k);
+  } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+    std::vector<int> values = in.integer_list(v, k, low, high);
+    for (std::size_t i = 1; s.ascending && i < values.size(); ++i)
+      if (values[i] <= values[i - 1])
+        in.fail(v[i], k,
+                fmt::format("values must be strictly ascending: {} follows {}", values[i], values[i - 1]));
+    return values;
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    return in.number_list(v, k, s.min, s.max);
+  } else if constexpr (NamedEnum<T>) {
+    return in.choice<T>(v, k, s.names);
+  } else {
+    static_assert(IsEnumList<T>::value, "no reader for this field type");
+    if (!v.IsSequence() || v.size() == 0) in.fail(v, k, "expected a non-empty list");
+    T values;
+    for (std::size_t i = 0; i < v.size(); ++i)
+      values.push_back(in.choice<typename T::value_type>(v[i], k, s.names));
+    return values;
+  }
+}
+
+template <typename T>
+json json_of(const T& value) {
+  if constexpr (NamedEnum<T>) {
+    return to_string(value);
+  } else if constexpr (IsEnumList<T>::value) {
+    json names = json::array();
+    for (const auto& item : value) names.push_back(to_string(item));
+    return names;
+  } else {
+    return value;
+  }
+}
+
+// What a row says about a key besides its value and field.
+struct KeyDoc {
+  const char* section;
+  const char* name;
+  std::string meaning;
+  const char* flag = nullptr;
+  FlagKind flag_kind = FlagKind::value;
+  FlagListing listing = FlagListing::listed;
+  bool required = false;
+};
+
+ConfigKey make_key(KeyDoc doc, ValueSpec spec) {
+  ConfigKey key;
+  key.section = doc.section;
+  key.name = doc.name;
+  key.value = std::move(spec);
+  key.meaning = std::move(doc.meaning);
+  key.required = doc.required;
+  key.flag = doc.flag;
+  key.flag_kind = doc.flag_kind;
+  key.listing = doc.listing;
+  return key;
+}
+
+// A key stored in one field of the config: `access` is a generic lambda giving the field of a (const)
+// RunConfig, and the field's type picks its reader and writer.
+template <typename Access>
+ConfigKey field(KeyDoc doc, ValueSpec spec, Access access, bool written = true) {
+  using T = std::remove_cvref_t<decltype(access(std::declval<RunConfig&>()))>;
+  ConfigKey key = make_key(std::move(doc), spec);
+  key.read = [access, spec](const ConfigReader& in, const YAML::Node& v, const std::string& k, RunConfig& c) {
+    access(c) = read_as<T>(in, v, k, spec);
+  };
+  if (written) key.write = [access](const RunConfig& c) { return json_of(access(c)); };
+  return key;
+}
+
+// A key with a reader and writer of its own.
+ConfigKey custom(KeyDoc doc, ValueSpec spec, decltype(ConfigKey::read) read,
+                 decltype(ConfigKey::write) write) {
+  ConfigKey key = make_key(std::move(doc), std::move(spec));
+  key.read = std::move(read);
+  key.write = std::move(write);
+  return key;
+}
+
+// model.sequence: its reader and writer.
+
+constexpr std::initializer_list<CollectiveKind> kSequenceKinds = {
+    CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter};
+const std::vector<std::string> kSequenceFields = {"bytes", "bytes_per_token", "count", "dtype", "kind",
+                                                  "name",  "per_layer"};
+
+// Fails on a key that appears twice in one mapping, naming the first one's line.
+void expect_unique_key(const ConfigReader& in, const YAML::Node& map, const YAML::Node& key_node,
+                       const std::string& path) {
+  const auto name = key_node.as<std::string>();
+  for (const auto& entry : map) {
+    if (entry.first.as<std::string>() != name) continue;
+    if (entry.first.Mark().pos == key_node.Mark().pos) return;  // the first occurrence is this one
+    in.fail(key_node, path, fmt::format("given twice (first on line {})", line_of(entry.first)));
+  }
+}
 
 // model.sequence: a list of mappings, each one kind of op (see SequenceOp); errors name the entry's line.
 std::vector<SequenceOp> read_sequence(const ConfigReader& in, const YAML::Node& list,
                                       const std::string& key) {
   if (list.IsNull()) return {};  // as report.json writes "no sequence"
   if (!list.IsSequence() || list.size() == 0) in.fail(list, key, "expected a non-empty list of ops");
+  const ValueSpec kinds = one_of<CollectiveKind>(kSequenceKinds);
+  const ValueSpec dtypes = one_of<Dtype>();
   std::vector<SequenceOp> ops;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const YAML::Node entry = list[i];
@@ -21,30 +239,30 @@ std::vector<SequenceOp> read_sequence(const ConfigReader& in, const YAML::Node& 
       in.fail(entry, at, "expected a mapping {kind, dtype, bytes_per_token | bytes, count | per_layer}");
     SequenceOp op;
     op.line = line_of(entry);
-    for (const auto& field : entry) {
-      const auto name = field.first.as<std::string>();
+    for (const auto& item : entry) {
+      if (!item.first.IsScalar()) in.fail(item.first, at, "a key must be a plain name");
+      const auto name = item.first.as<std::string>();
       const std::string where = at + "." + name;
+      expect_unique_key(in, entry, item.first, where);
       if (name == "kind")
-        op.kind =
-            in.choice(field.second, where,
-                      {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::reducescatter});
+        op.kind = read_as<CollectiveKind>(in, item.second, where, kinds);
       else if (name == "dtype")
-        op.dtype = in.choice(field.second, where, {Dtype::bf16, Dtype::fp32, Dtype::fp8});
+        op.dtype = read_as<Dtype>(in, item.second, where, dtypes);
       else if (name == "bytes_per_token")
-        op.bytes_per_token = static_cast<std::uint64_t>(in.integer(field.second, where, 1, 1LL << 40));
+        op.bytes_per_token = static_cast<std::uint64_t>(in.integer(item.second, where, 1, 1LL << 40));
       else if (name == "bytes")
-        op.bytes = static_cast<std::uint64_t>(in.integer(field.second, where, 1, 1LL << 40));
+        op.bytes = static_cast<std::uint64_t>(in.integer(item.second, where, 1, 1LL << 40));
       else if (name == "count")
-        op.count = in.integer(field.second, where, 1, 100000);
+        op.count = in.integer(item.second, where, 1, 100000);
       else if (name == "per_layer")
-        op.per_layer = in.integer(field.second, where, 1, 64);
+        op.per_layer = in.integer(item.second, where, 1, 64);
       else if (name == "name")
-        op.name = in.text(field.second, where);
+        op.name = in.text(item.second, where);
       else
-        in.fail(field.first, where,
-                "unknown key (known keys here: bytes, bytes_per_token, count, dtype, kind, name, per_layer)");
+        in.fail(item.first, where,
+                fmt::format("unknown key (known keys here: {})", join_names(kSequenceFields)));
     }
-    if (!entry["kind"]) in.fail(entry, at, "no kind (allreduce, allgather or reducescatter)");
+    if (!entry["kind"]) in.fail(entry, at, fmt::format("no kind ({})", join_names(kinds.names)));
     if ((op.bytes_per_token > 0) == (op.bytes > 0))
       in.fail(entry, at, "give exactly one of bytes_per_token and bytes");
     if (entry["count"] && entry["per_layer"]) in.fail(entry, at, "give count or per_layer, not both");
@@ -79,228 +297,177 @@ json sequence_json(const std::vector<SequenceOp>& ops) {
   return list;
 }
 
-// clang-format off
-const ConfigKey kKeys[] = {
-  // model: the shape of one decode step's communication
-  {"model", "name", "string", "model name, as reports and compare show it", true,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.name = in.text(v, k); },
-   [](auto& c) { return json(c.model.name); }},
-  {"model", "hidden_size", "integer 1..1048576", "hidden size: an AllReduce moves tokens x hidden_size elements", true,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.hidden_size = in.integer(v, k, 1, 1 << 20); },
-   [](auto& c) { return json(c.model.hidden_size); }},
-  {"model", "num_layers", "integer 1..4096", "decoder layers", true,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.num_layers = in.integer(v, k, 1, 4096); },
-   [](auto& c) { return json(c.model.num_layers); }},
-  {"model", "dense_layers", "integer 0..4096", "leading layers with a dense MLP (no MoE All-to-All)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.dense_layers = in.integer(v, k, 0, 4096); },
-   [](auto& c) { return json(c.model.dense_layers); }},
-  {"model", "routed_experts", "integer 1..65536", "routed experts, spread evenly over the ranks", true,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.routed_experts = in.integer(v, k, 1, 1 << 16); },
-   [](auto& c) { return json(c.model.routed_experts); }},
-  {"model", "experts_per_token", "integer 1..65536", "top-k experts per token", true,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.experts_per_token = in.integer(v, k, 1, 1 << 16); },
-   [](auto& c) { return json(c.model.experts_per_token); }},
-  {"model", "shared_experts", "integer 0..64", "shared experts (reduced with the routed ones: no extra op)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.shared_experts = in.integer(v, k, 0, 64); },
-   [](auto& c) { return json(c.model.shared_experts); }},
-  {"model", "activation_dtype", "bf16 | fp32", "activation element type; the AllReduce's unless sweep.allreduce_dtype", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.activation_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
-   [](auto& c) { return json(to_string(c.model.activation_dtype)); }},
-  {"model", "allreduces_per_layer", "integer 0..64", "tensor-parallel AllReduces per layer (after attention, after the MLP/MoE)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.allreduces_per_layer = in.integer(v, k, 0, 64); },
-   [](auto& c) { return json(c.model.allreduces_per_layer); }},
-  {"model", "embedding_allreduce", "true | false", "one more AllReduce per step for the vocab-parallel embedding", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.embedding_allreduce = in.boolean(v, k); },
-   [](auto& c) { return json(c.model.embedding_allreduce); }},
-  {"model", "dispatch_dtype", "fp8 | bf16", "MoE dispatch payload type (fp8 with fp32 scales and a header)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.dispatch_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp8}); },
-   [](auto& c) { return json(to_string(c.model.dispatch_dtype)); }},
-  {"model", "combine_dtype", "bf16 | fp32", "MoE combine payload type", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.combine_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
-   [](auto& c) { return json(to_string(c.model.combine_dtype)); }},
-  {"model", "fp8_scale_block", "integer 1..65536", "values per fp32 scale of the fp8 dispatch", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.fp8_scale_block = in.integer(v, k, 1, 1 << 16); },
-   [](auto& c) { return json(c.model.fp8_scale_block); }},
-  {"model", "dispatch_header_bytes", "integer 0..4096", "per-copy header bytes of the fp8 dispatch (DeepEP: 16)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.dispatch_header_bytes = in.integer(v, k, 0, 4096); },
-   [](auto& c) { return json(c.model.dispatch_header_bytes); }},
-  {"model", "sequence", "list of {kind, dtype, bytes_per_token or bytes, count or per_layer, name}",
-   "the tensor-parallel ops of a step as the engine issues them (kinds allreduce, allgather, reducescatter; bytes as nccl-tests sizes them); replaces allreduces_per_layer and embedding_allreduce", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.sequence = read_sequence(in, v, k); },
-   [](auto& c) { return sequence_json(c.model.sequence); }},
+// The table, section by section.
 
-  // expert_parallel
-  {"expert_parallel", "backend", "send_recv | allgather_reducescatter", "how the MoE dispatch and combine move tokens: All-to-Allv of copies, or vLLM's AllGather + ReduceScatter", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.model.ep_backend = in.choice(v, k, {EpBackend::send_recv, EpBackend::allgather_reducescatter}); },
-   [](auto& c) { return json(to_string(c.model.ep_backend)); }},
+std::vector<ConfigKey> make_table() {
+  // clang-format off
+  return {
+    // model: the shape of one decode step's communication
+    field({"model", "name", "model name, as reports and compare show it", nullptr, FlagKind::value, FlagListing::listed, true},
+          text("string"), [](auto& c) -> auto& { return c.model.name; }),
+    field({"model", "hidden_size", "hidden size: an AllReduce moves tokens x hidden_size elements", nullptr, FlagKind::value, FlagListing::listed, true},
+          integer(1, 1 << 20), [](auto& c) -> auto& { return c.model.hidden_size; }),
+    field({"model", "num_layers", "decoder layers", nullptr, FlagKind::value, FlagListing::listed, true},
+          integer(1, 4096), [](auto& c) -> auto& { return c.model.num_layers; }),
+    field({"model", "dense_layers", "leading layers with a dense MLP (no MoE All-to-All)"},
+          integer(0, 4096), [](auto& c) -> auto& { return c.model.dense_layers; }),
+    field({"model", "routed_experts", "routed experts, spread evenly over the ranks", nullptr, FlagKind::value, FlagListing::listed, true},
+          integer(1, 1 << 16), [](auto& c) -> auto& { return c.model.routed_experts; }),
+    field({"model", "experts_per_token", "top-k experts per token", nullptr, FlagKind::value, FlagListing::listed, true},
+          integer(1, 1 << 16), [](auto& c) -> auto& { return c.model.experts_per_token; }),
+    field({"model", "shared_experts", "shared experts (reduced with the routed ones: no extra op)"},
+          integer(0, 64), [](auto& c) -> auto& { return c.model.shared_experts; }),
+    field({"model", "activation_dtype", "activation element type; the AllReduce's unless sweep.allreduce_dtype"},
+          one_of({Dtype::bf16, Dtype::fp32}), [](auto& c) -> auto& { return c.model.activation_dtype; }),
+    field({"model", "allreduces_per_layer", "tensor-parallel AllReduces per layer (after attention, after the MLP/MoE)"},
+          integer(0, 64), [](auto& c) -> auto& { return c.model.allreduces_per_layer; }),
+    field({"model", "embedding_allreduce", "one more AllReduce per step for the vocab-parallel embedding"},
+          boolean(), [](auto& c) -> auto& { return c.model.embedding_allreduce; }),
+    field({"model", "dispatch_dtype", "MoE dispatch payload type (fp8 with fp32 scales and a header)"},
+          one_of({Dtype::fp8, Dtype::bf16}), [](auto& c) -> auto& { return c.model.dispatch_dtype; }),
+    field({"model", "combine_dtype", "MoE combine payload type"},
+          one_of({Dtype::bf16, Dtype::fp32}), [](auto& c) -> auto& { return c.model.combine_dtype; }),
+    field({"model", "fp8_scale_block", "values per fp32 scale of the fp8 dispatch"},
+          integer(1, 1 << 16), [](auto& c) -> auto& { return c.model.fp8_scale_block; }),
+    field({"model", "dispatch_header_bytes", "per-copy header bytes of the fp8 dispatch (DeepEP: 16)"},
+          integer(0, 4096), [](auto& c) -> auto& { return c.model.dispatch_header_bytes; }),
+    custom({"model", "sequence",
+            fmt::format("the tensor-parallel ops of a step as the engine issues them (kinds {}; bytes as nccl-tests "
+                        "sizes them); replaces allreduces_per_layer and embedding_allreduce",
+                        join_names(enum_names<CollectiveKind>(kSequenceKinds)))},
+           {Kind::structured, 0, 0, false, {}, "list of {kind, dtype, bytes_per_token or bytes, count or per_layer, name}"},
+           [](auto& in, auto& v, auto& k, auto& c) { c.model.sequence = read_sequence(in, v, k); },
+           [](auto& c) { return sequence_json(c.model.sequence); }),
 
-  // routing: which experts tokens pick (the All-to-All byte matrices)
-  {"routing", "model", "uniform | zipf", "routing model", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.routing.model = in.choice(v, k, {RoutingModel::uniform, RoutingModel::zipf}); },
-   [](auto& c) { return json(to_string(c.routing.model)); }},
-  {"routing", "zipf_s", "number 0..10", "Zipf exponent over a seeded permutation of the experts", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.routing.zipf_s = in.number(v, k, 0.0, 10.0); },
-   [](auto& c) { return json(c.routing.zipf_s); }},
-  {"routing", "copies", "per_rank | per_expert", "one copy per (token, rank) (DeepEP normal) or per (token, expert) (low-latency)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.routing.copies = in.choice(v, k, {CopyGranularity::per_rank, CopyGranularity::per_expert}); },
-   [](auto& c) { return json(to_string(c.routing.copies)); }},
-  {"routing", "seed", "integer >= 0", "seed every rank derives the same routing from", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.routing.seed = in.unsigned_integer(v, k); },
-   [](auto& c) { return json(c.routing.seed); }},
+    // expert_parallel
+    field({"expert_parallel", "backend", "how the MoE dispatch and combine move tokens: All-to-Allv of copies, or vLLM's AllGather + ReduceScatter"},
+          one_of<EpBackend>(), [](auto& c) -> auto& { return c.model.ep_backend; }),
 
-  // sweep: what is measured and for how long
-  {"sweep", "tokens", "list of integers 1..65536", "token counts: per decode step for AllReduce, per rank for dispatch/combine", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.tokens = in.integer_list(v, k, 1, 65536); },
-   [](auto& c) { return json(c.sweep.tokens); }},
-  {"sweep", "phases", "list of allreduce, alltoall, serve", "phases to run", false,
-   [](auto& in, auto& v, auto& k, auto& c) {
-     if (const std::string bad = set_phases(c.sweep, in.text_list(v, k)); !bad.empty())
-       in.fail(v, k, fmt::format("'{}' is not one of: allreduce, alltoall, serve", bad));
-   },
-   [](auto& c) { return json(phase_names(c.sweep)); }},
-  {"sweep", "modes", "list of eager, graph, decode", "timing modes (graph: CUDA graphs, nccl transport; decode: eager with a compute gap before each op, sweep.decode_*)", false,
-   [](auto& in, auto& v, auto& k, auto& c) {
-     if (const std::string bad = set_modes(c.sweep, in.text_list(v, k)); !bad.empty())
-       in.fail(v, k, fmt::format("'{}' is not one of: {}", bad, enum_name_list<TimingMode>()));
-   },
-   [](auto& c) {
-     json modes = json::array();
-     for (TimingMode mode : c.sweep.modes) modes.push_back(to_string(mode));
-     return modes;
-   }},
-  {"sweep", "graph_sizes", "ascending list of integers 1..65536", "CUDA-graph capture sizes: graph mode pads a token count to the next one (default vLLM's: 1, 2, 4, 8..248 by 8, 256..512 by 16); a larger count is not padded", false,
-   [](auto& in, auto& v, auto& k, auto& c) {
-     c.sweep.graph_sizes = in.integer_list(v, k, 1, 65536);
-     for (std::size_t i = 1; i < c.sweep.graph_sizes.size(); ++i)
-       if (c.sweep.graph_sizes[i] <= c.sweep.graph_sizes[i - 1])
-         in.fail(v[i], k, fmt::format("sizes must be strictly ascending: {} follows {}", c.sweep.graph_sizes[i],
-                                      c.sweep.graph_sizes[i - 1]));
-   },
-   [](auto& c) { return json(c.sweep.graph_sizes); }},
-  {"sweep", "allreduce_dtype", "bf16 | fp32", "AllReduce element type (default: model.activation_dtype)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.allreduce_dtype = in.choice(v, k, {Dtype::bf16, Dtype::fp32}); },
-   [](auto& c) { return json(to_string(c.sweep.allreduce_dtype)); }},
-  {"sweep", "in_place", "true | false", "AllReduce in place (default out of place)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.in_place = in.boolean(v, k); },
-   [](auto& c) { return json(c.sweep.in_place); }},
-  {"sweep", "warmup", "integer 1..1000000", "untimed bursts before each point (the first connect NCCL's peers)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.warmup = in.integer(v, k, 1, 1000000); },
-   [](auto& c) { return json(c.sweep.warmup); }},
-  {"sweep", "iterations", "integer 1..10000000", "timed trials (whole bursts) per point, at most", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.iterations = in.integer(v, k, 1, 10000000); },
-   [](auto& c) { return json(c.sweep.iterations); }},
-  {"sweep", "min_iterations", "integer 1..10000000", "timed trials per point at least, whatever the time budget", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.min_iterations = in.integer(v, k, 1, 10000000); },
-   [](auto& c) { return json(c.sweep.min_iterations); }},
-  {"sweep", "op_iterations", "integer 0..10000000", "trials of the per-op pass, at most (0: none)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.op_iterations = in.integer(v, k, 0, 10000000); },
-   [](auto& c) { return json(c.sweep.op_iterations); }},
-  {"sweep", "time_budget_s", "number 0.001..1000000", "seconds per point after which trials stop", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.time_budget_s = in.number(v, k, 1e-3, 1e6); },
-   [](auto& c) { return json(c.sweep.time_budget_s); }},
-  {"sweep", "check", "true | false", "correctness pass after timing", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.check = in.boolean(v, k); },
-   [](auto& c) { return json(c.sweep.check); }},
-  {"sweep", "include_permute", "true | false", "nccl: count the MoE pack/unpack kernels in the All-to-All step", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.include_permute = in.boolean(v, k); },
-   [](auto& c) { return json(c.sweep.include_permute); }},
-  {"sweep", "decode_gap_us", "number 0..1000000", "decode mode: compute gap before every op, in us (GPU busy kernel on nccl, host busy wait on mpi)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.gap_us = in.number(v, k, 0.0, 1e6); },
-   [](auto& c) { return json(c.sweep.decode.gap_us); }},
-  {"sweep", "decode_layer_gap_us", "number 0..1000000", "decode mode: compute per decoder layer, in us, split evenly over that layer's ops of a burst (--gaps-from derives it from a serve report)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.layer_gap_us = in.number(v, k, 0.0, 1e6); },
-   [](auto& c) { return json(c.sweep.decode.layer_gap_us); }},
-  {"sweep", "decode_skew_us", "number 0..1000000", "decode mode: each rank adds a seeded uniform skew in [0, this) to each gap (unequal arrival)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.skew_us = in.number(v, k, 0.0, 1e6); },
-   [](auto& c) { return json(c.sweep.decode.skew_us); }},
-  {"sweep", "decode_seed", "integer >= 0", "decode mode: seed of the skew (same seed, same skews on every run)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.decode.seed = in.unsigned_integer(v, k); },
-   [](auto& c) { return json(c.sweep.decode.seed); }},
-  {"sweep", "device_only", "true | false", "nccl: hold the stream until each burst is enqueued (no host launch cost)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.sweep.device_only = in.boolean(v, k); },
-   [](auto& c) { return json(c.sweep.device_only); }},
+    // routing: which experts tokens pick (the All-to-All byte matrices)
+    field({"routing", "model", "routing model", "--routing"},
+          one_of<RoutingModel>(), [](auto& c) -> auto& { return c.routing.model; }),
+    field({"routing", "zipf_s", "Zipf exponent over a seeded permutation of the experts", "--zipf-s"},
+          number(0, 10), [](auto& c) -> auto& { return c.routing.zipf_s; }),
+    field({"routing", "copies", "one copy per (token, rank) (DeepEP normal) or per (token, expert) (low-latency)", "--copies"},
+          one_of<CopyGranularity>(), [](auto& c) -> auto& { return c.routing.copies; }),
+    field({"routing", "seed", "seed every rank derives the same routing from", "--seed"},
+          unsigned_integer(), [](auto& c) -> auto& { return c.routing.seed; }),
 
-  // transport
-  {"transport", "backend", "auto | nccl | mpi", "transport (auto: nccl where every rank has a GPU of its own)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.backend = in.choice(v, k, {Backend::automatic, Backend::nccl, Backend::mpi}); },
-   [](auto& c) { return json(to_string(c.transport.backend)); }},
-  {"transport", "timeout_s", "number 0.1..86400", "watchdog: a collective that takes longer ends the run (exit 3)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.timeout_s = in.number(v, k, 0.1, 86400); },
-   [](auto& c) { return json(c.transport.timeout_s); }},
-  {"transport", "emulate_ranks", "true | false", "test only: several nccl ranks per GPU, each its own NCCL host (--emulate-ranks)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.emulate_ranks = in.boolean(v, k); },
-   [](auto& c) { return json(c.transport.emulate_ranks); }},
-  {"transport", "nccl_register", "none | local | symmetric", "nccl: register the send and receive buffers with NCCL (ncclMemAlloc + ncclCommRegister, or ncclCommWindowRegister symmetric), as nccl-tests -R", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.nccl_register = in.choice(v, k, {NcclRegister::none, NcclRegister::local, NcclRegister::symmetric}); },
-   [](auto& c) { return json(to_string(c.transport.nccl_register)); }},
-  {"transport", "inject_hang", "PHASE:TOKENS:OP[:RANK]", "test only: that op waits forever (--inject-hang)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.inject_hang = in.text(v, k); },
-   [](auto& c) { return json(c.transport.inject_hang); }},
-  {"transport", "inject_delay", "RANK:US", "test only: that rank arrives US microseconds late at every trial (--inject-delay)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.transport.inject_delay = in.text(v, k); },
-   [](auto& c) { return json(c.transport.inject_delay); }},
+    // sweep: what is measured and for how long
+    field({"sweep", "tokens", "token counts: per decode step for AllReduce, per rank for dispatch/combine", "--tokens"},
+          integers(1, 65536), [](auto& c) -> auto& { return c.sweep.tokens; }),
+    custom({"sweep", "phases", "phases to run", "--phases"}, list_of<SweepPhase>(),
+           [](auto& in, auto& v, auto& k, auto& c) { set_phases(c.sweep, read_as<std::vector<SweepPhase>>(in, v, k, list_of<SweepPhase>())); },
+           [](auto& c) { return json(phase_names(c.sweep)); }),
+    field({"sweep", "modes", "timing modes (graph: CUDA graphs, nccl transport; decode: eager with a compute gap before each op, sweep.decode_*)", "--modes"},
+          list_of<TimingMode>(), [](auto& c) -> auto& { return c.sweep.modes; }),
+    field({"sweep", "graph_sizes", "CUDA-graph capture sizes: graph mode pads a token count to the next one (default vLLM's: 1, 2, 4, 8..248 by 8, 256..512 by 16); a larger count is not padded"},
+          integers(1, 65536, true), [](auto& c) -> auto& { return c.sweep.graph_sizes; }),
+    field({"sweep", "allreduce_dtype", "AllReduce element type (default: model.activation_dtype)", "--dtype"},
+          one_of({Dtype::bf16, Dtype::fp32}), [](auto& c) -> auto& { return c.sweep.allreduce_dtype; }),
+    field({"sweep", "in_place", "AllReduce in place (default out of place)", "--in-place", FlagKind::sets_true},
+          boolean(), [](auto& c) -> auto& { return c.sweep.in_place; }),
+    field({"sweep", "warmup", "untimed bursts before each point (the first connect NCCL's peers)", "--warmup"},
+          integer(1, 1000000), [](auto& c) -> auto& { return c.sweep.warmup; }),
+    field({"sweep", "iterations", "timed trials (whole bursts) per point, at most", "--iters"},
+          integer(1, 10000000), [](auto& c) -> auto& { return c.sweep.iterations; }),
+    field({"sweep", "min_iterations", "timed trials per point at least (never more than iterations), whatever the time budget"},
+          integer(1, 10000000), [](auto& c) -> auto& { return c.sweep.min_iterations; }),
+    field({"sweep", "op_iterations", "trials of the per-op pass, at most (0: none)", "--op-iters"},
+          integer(0, 10000000), [](auto& c) -> auto& { return c.sweep.op_iterations; }),
+    field({"sweep", "time_budget_s", "seconds per point after which trials stop", "--time-budget"},
+          number(1e-3, 1e6), [](auto& c) -> auto& { return c.sweep.time_budget_s; }),
+    field({"sweep", "check", "correctness pass after timing", "--no-check", FlagKind::sets_false},
+          boolean(), [](auto& c) -> auto& { return c.sweep.check; }),
+    field({"sweep", "include_permute", "nccl: count the MoE pack/unpack kernels in the All-to-All step", "--include-permute", FlagKind::sets_true},
+          boolean(), [](auto& c) -> auto& { return c.sweep.include_permute; }),
+    field({"sweep", "decode_gap_us", "decode mode: compute gap before every op, in us (GPU busy kernel on nccl, host busy wait on mpi)", "--decode-gap"},
+          number(0, 1e6), [](auto& c) -> auto& { return c.sweep.decode.gap_us; }),
+    field({"sweep", "decode_layer_gap_us", "decode mode: compute per decoder layer, in us, split evenly over that layer's ops of a burst (--gaps-from derives it from a serve report)", "--decode-layer-gap"},
+          number(0, 1e6), [](auto& c) -> auto& { return c.sweep.decode.layer_gap_us; }),
+    field({"sweep", "decode_skew_us", "decode mode: each rank adds a seeded uniform skew in [0, this) to each gap (unequal arrival)", "--decode-skew"},
+          number(0, 1e6), [](auto& c) -> auto& { return c.sweep.decode.skew_us; }),
+    field({"sweep", "decode_seed", "decode mode: seed of the skew (same seed, same skews on every run)"},
+          unsigned_integer(), [](auto& c) -> auto& { return c.sweep.decode.seed; }),
+    field({"sweep", "device_only", "nccl: hold the stream until each burst is enqueued (no host launch cost)", "--device-only", FlagKind::sets_true},
+          boolean(), [](auto& c) -> auto& { return c.sweep.device_only; }),
 
-  // serve: the endpoint whose decode latency is the attribution's denominator
-  {"serve", "endpoint", "URL", "base URL (\"/v1\" accepted); empty: the serve phase is skipped", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.endpoint = in.text(v, k); },
-   [](auto& c) { return json(c.serve.endpoint); }},
-  {"serve", "api", "completions | chat", "/v1/completions or /v1/chat/completions", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.api = in.choice(v, k, {ServeApi::chat, ServeApi::completions}); },
-   [](auto& c) { return json(to_string(c.serve.api)); }},
-  {"serve", "model", "string", "model field of the requests (empty: the first of GET /v1/models)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.model = in.text(v, k); },
-   [](auto& c) { return json(c.serve.model); }},
-  {"serve", "api_key", "string", "sent as a bearer token; never written to a report", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.api_key = in.text(v, k); },
-   nullptr},
-  {"serve", "concurrency", "list of integers 1..4096", "concurrency levels", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.concurrency = in.integer_list(v, k, 1, 4096); },
-   [](auto& c) { return json(c.serve.concurrency); }},
-  {"serve", "requests", "integer 0..10000000", "counted requests per level (0: max(8, 4 x concurrency))", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.requests = in.integer(v, k, 0, 10000000); },
-   [](auto& c) { return json(c.serve.requests); }},
-  {"serve", "warmup_requests", "integer 0..100000", "requests before each level, not counted", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.warmup_requests = in.integer(v, k, 0, 100000); },
-   [](auto& c) { return json(c.serve.warmup_requests); }},
-  {"serve", "max_tokens", "integer 1..1048576", "output tokens per request", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.max_tokens = in.integer(v, k, 1, 1 << 20); },
-   [](auto& c) { return json(c.serve.max_tokens); }},
-  {"serve", "prompt_tokens", "integer 1..4194304", "approximate prompt length (no tokenizer)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.prompt_tokens = in.integer(v, k, 1, 1 << 22); },
-   [](auto& c) { return json(c.serve.prompt_tokens); }},
-  {"serve", "ignore_eos", "true | false", "vLLM/SGLang extension: every request generates max_tokens", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.ignore_eos = in.boolean(v, k); },
-   [](auto& c) { return json(c.serve.ignore_eos); }},
-  {"serve", "request_rate", "number 0..1000000", "Poisson arrivals per second (0: closed loop)", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.request_rate = in.number(v, k, 0.0, 1e6); },
-   [](auto& c) { return json(c.serve.request_rate); }},
-  {"serve", "connect_timeout_s", "number 0.01..3600", "seconds to connect before a request fails", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.connect_timeout_s = in.number(v, k, 0.01, 3600); },
-   [](auto& c) { return json(c.serve.connect_timeout_s); }},
-  {"serve", "idle_timeout_s", "number 0.01..86400", "seconds without a byte before a request fails", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.idle_timeout_s = in.number(v, k, 0.01, 86400); },
-   [](auto& c) { return json(c.serve.idle_timeout_s); }},
-  {"serve", "request_timeout_s", "number 0.01..86400", "seconds a whole request may take", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.request_timeout_s = in.number(v, k, 0.01, 86400); },
-   [](auto& c) { return json(c.serve.request_timeout_s); }},
-  {"serve", "percentiles", "list of numbers 0.001..100", "latency percentiles reported as vllm bench serve names them", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.serve.percentiles = in.number_list(v, k, 0.001, 100); },
-   [](auto& c) { return json(c.serve.percentiles); }},
+    // transport
+    field({"transport", "backend", "transport (auto: nccl where every rank has a GPU of its own)", "--backend"},
+          one_of<Backend>(), [](auto& c) -> auto& { return c.transport.backend; }),
+    field({"transport", "timeout_s", "watchdog: a collective that takes longer ends the run (exit 3)", "--timeout"},
+          number(0.1, 86400), [](auto& c) -> auto& { return c.transport.timeout_s; }),
+    field({"transport", "emulate_ranks", "test only: several nccl ranks per GPU, each its own NCCL host (NCCL_HOSTID); the figures then describe sockets and time slicing, not a link", "--emulate-ranks", FlagKind::sets_true, FlagListing::testing},
+          boolean(), [](auto& c) -> auto& { return c.transport.emulate_ranks; }),
+    field({"transport", "nccl_register", "nccl: register the send and receive buffers with NCCL (ncclMemAlloc + ncclCommRegister, or ncclCommWindowRegister symmetric), as nccl-tests -R", "--nccl-register"},
+          one_of<NcclRegister>(), [](auto& c) -> auto& { return c.transport.nccl_register; }),
+    field({"transport", "inject_hang", "test only: that op waits forever", "--inject-hang", FlagKind::value, FlagListing::hidden},
+          text("PHASE:TOKENS:OP[:RANK]"), [](auto& c) -> auto& { return c.transport.inject_hang; }),
+    field({"transport", "inject_delay", "test only: that rank arrives US microseconds late at every trial", "--inject-delay", FlagKind::value, FlagListing::hidden},
+          text("RANK:US"), [](auto& c) -> auto& { return c.transport.inject_delay; }),
 
-  // output
-  {"output", "dir", "path", "output directory", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.output.dir = in.text(v, k); },
-   [](auto& c) { return json(c.output.dir); }},
-  {"output", "trace", "true | false", "write trace.json", false,
-   [](auto& in, auto& v, auto& k, auto& c) { c.output.trace = in.boolean(v, k); },
-   [](auto& c) { return json(c.output.trace); }},
-};
-// clang-format on
+    // serve: the endpoint whose decode latency is the attribution's denominator
+    field({"serve", "endpoint", "base URL (\"/v1\" accepted); empty: the serve phase is skipped", "--endpoint"},
+          text("URL"), [](auto& c) -> auto& { return c.serve.endpoint; }),
+    field({"serve", "api", "/v1/completions or /v1/chat/completions", "--api"},
+          one_of({ServeApi::completions, ServeApi::chat}), [](auto& c) -> auto& { return c.serve.api; }),
+    field({"serve", "model", "model field of the requests (empty: the first of GET /v1/models)", "--model"},
+          text("string"), [](auto& c) -> auto& { return c.serve.model; }),
+    field({"serve", "api_key", "sent as a bearer token; never written to a report", "--api-key"},
+          text("string"), [](auto& c) -> auto& { return c.serve.api_key; }, false),
+    field({"serve", "concurrency", "concurrency levels", "--concurrency"},
+          integers(1, 4096), [](auto& c) -> auto& { return c.serve.concurrency; }),
+    field({"serve", "requests", "counted requests per level (0: max(8, 4 x concurrency))", "--requests"},
+          integer(0, 10000000), [](auto& c) -> auto& { return c.serve.requests; }),
+    field({"serve", "warmup_requests", "requests before each level, not counted"},
+          integer(0, 100000), [](auto& c) -> auto& { return c.serve.warmup_requests; }),
+    field({"serve", "max_tokens", "output tokens per request", "--max-tokens"},
+          integer(1, 1 << 20), [](auto& c) -> auto& { return c.serve.max_tokens; }),
+    field({"serve", "prompt_tokens", "approximate prompt length (no tokenizer)", "--prompt-tokens"},
+          integer(1, 1 << 22), [](auto& c) -> auto& { return c.serve.prompt_tokens; }),
+    field({"serve", "ignore_eos", "vLLM/SGLang extension: every request generates max_tokens"},
+          boolean(), [](auto& c) -> auto& { return c.serve.ignore_eos; }),
+    field({"serve", "request_rate", "Poisson arrivals per second (0: closed loop)", "--request-rate"},
+          number(0, 1e6), [](auto& c) -> auto& { return c.serve.request_rate; }),
+    field({"serve", "connect_timeout_s", "seconds to connect before a request fails"},
+          number(0.01, 3600), [](auto& c) -> auto& { return c.serve.connect_timeout_s; }),
+    field({"serve", "idle_timeout_s", "seconds without a byte before a request fails"},
+          number(0.01, 86400), [](auto& c) -> auto& { return c.serve.idle_timeout_s; }),
+    field({"serve", "request_timeout_s", "seconds a whole request may take"},
+          number(0.01, 86400), [](auto& c) -> auto& { return c.serve.request_timeout_s; }),
+    field({"serve", "percentiles", "latency percentiles reported as vllm bench serve names them (e.g. 50,90,99)", "--percentiles"},
+          numbers(0.001, 100), [](auto& c) -> auto& { return c.serve.percentiles; }),
+
+    // output
+    field({"output", "dir", "output directory", "--out"},
+          text("path"), [](auto& c) -> auto& { return c.output.dir; }),
+    field({"output", "trace", "write trace.json", "--no-trace", FlagKind::sets_false},
+          boolean(), [](auto& c) -> auto& { return c.output.trace; }),
+  };
+  // clang-format on
+}
+
+const std::vector<ConfigKey>& table() {
+  static const std::vector<ConfigKey> kKeys = make_table();
+  return kKeys;
+}
+
+// "1,,4" keeps its empty item, which is then refused.
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', begin);
+    items.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
+}
 
 }  // namespace
 
 std::span<const ConfigKey> config_keys() {
-  return kKeys;
+  return table();
 }
 
 const std::vector<std::string>& config_sections() {
@@ -309,53 +476,77 @@ const std::vector<std::string>& config_sections() {
   return kSections;
 }
 
+const ConfigKey* config_key_of_flag(const std::string& flag) {
+  for (const ConfigKey& key : config_keys())
+    if (key.flag != nullptr && flag == key.flag) return &key;
+  return nullptr;
+}
+
+YAML::Node flag_value_node(const ConfigKey& key, const std::string& text) {
+  if (key.flag_kind != FlagKind::value)
+    return YAML::Node(key.flag_kind == FlagKind::sets_true ? "true" : "false");
+  if (!key.value.is_list()) return YAML::Node(text);
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const std::string& item : split_items(text)) {
+    if (item.empty())
+      throw UsageError(
+          fmt::format("{}: '{}' has an empty item (separate items with single commas)", key.flag, text));
+    list.push_back(YAML::Node(item));
+  }
+  return list;
+}
+
+void apply_flag(const ConfigKey& key, const std::string& text, RunConfig& config) {
+  key.read(ConfigReader::command_line(), flag_value_node(key, text), key.flag, config);
+}
+
 nlohmann::json config_to_json(const RunConfig& config) {
   json out = json::object();
   for (const std::string& section : config_sections()) out[section] = json::object();
   for (const ConfigKey& key : config_keys())
-    if (key.write != nullptr) out[key.section][key.name] = key.write(config);
+    if (key.write) out[key.section][key.name] = key.write(config);
   return out;
 }
 
-std::string config_keys_markdown() {
-  std::string md = "| key | value | meaning |\n|---|---|---|\n";
-  for (const ConfigKey& key : config_keys())
-    md += fmt::format("| `{}.{}`{} | {} | {} |\n", key.section, key.name, key.required ? " (required)" : "",
-                      key.type, key.meaning);
-  return md;
+namespace {
+
+// The flag column of the README's key list: "`--iters`", "`--no-check` (false)".
+std::string flag_cell(const ConfigKey& key) {
+  if (key.flag == nullptr) return "";
+  if (key.flag_kind == FlagKind::value) return fmt::format("`{}`", key.flag);
+  return fmt::format("`{}` ({})", key.flag, key.flag_kind == FlagKind::sets_true ? "true" : "false");
 }
 
-std::string set_phases(SweepSpec& sweep, const std::vector<std::string>& names) {
-  sweep.run_allreduce = sweep.run_alltoall = sweep.run_serve = false;
-  for (const std::string& name : names) {
-    if (name == "allreduce")
-      sweep.run_allreduce = true;
-    else if (name == "alltoall")
-      sweep.run_alltoall = true;
-    else if (name == "serve")
-      sweep.run_serve = true;
-    else
-      return name;
-  }
-  return {};
+}  // namespace
+
+std::string config_keys_markdown() {
+  const Columns<ConfigKey> columns = {
+      {"key", "",
+       [](const ConfigKey& k) {
+         return TableCell(fmt::format("`{}`{}", k.path(), k.required ? " (required)" : ""));
+       }},
+      {"flag", "", [](const ConfigKey& k) { return TableCell(flag_cell(k)); }},
+      {"value", "", [](const ConfigKey& k) { return TableCell(k.value.type_text()); }},
+      {"meaning", "", [](const ConfigKey& k) { return TableCell(k.meaning); }},
+  };
+  std::vector<const ConfigKey*> rows;
+  for (const ConfigKey& key : config_keys()) rows.push_back(&key);
+  return markdown_table(columns, rows, TableLayout::text);
+}
+
+void set_phases(SweepSpec& sweep, const std::vector<SweepPhase>& phases) {
+  const auto asked = [&](SweepPhase phase) { return std::count(phases.begin(), phases.end(), phase) > 0; };
+  sweep.run_allreduce = asked(SweepPhase::allreduce);
+  sweep.run_alltoall = asked(SweepPhase::alltoall);
+  sweep.run_serve = asked(SweepPhase::serve);
 }
 
 std::vector<std::string> phase_names(const SweepSpec& sweep) {
   std::vector<std::string> names;
-  if (sweep.run_allreduce) names.push_back("allreduce");
-  if (sweep.run_alltoall) names.push_back("alltoall");
-  if (sweep.run_serve) names.push_back("serve");
+  if (sweep.run_allreduce) names.push_back(to_string(SweepPhase::allreduce));
+  if (sweep.run_alltoall) names.push_back(to_string(SweepPhase::alltoall));
+  if (sweep.run_serve) names.push_back(to_string(SweepPhase::serve));
   return names;
-}
-
-std::string set_modes(SweepSpec& sweep, const std::vector<std::string>& names) {
-  sweep.modes.clear();
-  for (const std::string& name : names) {
-    const auto mode = enum_from_name<TimingMode>(name);
-    if (!mode) return name;
-    sweep.modes.push_back(*mode);
-  }
-  return {};
 }
 
 }  // namespace k25

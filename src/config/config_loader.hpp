@@ -17,7 +17,4 @@ RunConfig parse_config(const std::string& yaml_text, const std::string& path);
 // Checks what depends on the number of ranks (experts divisible by ranks when All-to-All runs).
 void validate_for_ranks(const RunConfig& config, int ranks);
 
-// Checks value ranges of a config after command-line overrides; `origin` names where values came from.
-void validate_config(const RunConfig& config);
-
 }  // namespace k25

@@ -1,4 +1,4 @@
-// Typed YAML values with file:line:key messages.
+// Typed YAML values with file:line:key (or flag) messages.
 #include "config/config_reader.hpp"
 
 namespace k25 {
@@ -7,7 +7,12 @@ int line_of(const YAML::Node& node) {
   return node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
 }
 
+std::string range_text(double min, double max) {
+  return fmt::format("{}..{}", min, max);
+}
+
 void ConfigReader::fail(const YAML::Node& node, const std::string& key, const std::string& why) const {
+  if (from_command_line_) throw UsageError(fmt::format("{}: {}", key, why));
   throw ConfigError(path_, line_of(node), key, why);
 }
 
@@ -34,7 +39,8 @@ std::uint64_t ConfigReader::unsigned_integer(const YAML::Node& node, const std::
 
 double ConfigReader::number(const YAML::Node& node, const std::string& key, double min, double max) const {
   const auto value = scalar<double>(node, key, "a number");
-  if (!(value >= min && value <= max)) fail(node, key, fmt::format("{} is outside {}..{}", value, min, max));
+  if (!(value >= min && value <= max))
+    fail(node, key, fmt::format("{} is outside {}", value, range_text(min, max)));
   return value;
 }
 

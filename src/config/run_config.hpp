@@ -21,6 +21,9 @@ enum class ServeApi { chat, completions };
 // How expert parallelism moves tokens: All-to-Allv of token copies (DeepEP-like send/recv), or vLLM's
 // allgather_reducescatter (dispatch = AllGather of every rank's tokens, combine = ReduceScatter of the sums).
 enum class EpBackend { send_recv, allgather_reducescatter };
+// The phases a run selects (sweep.phases, --phases): the AllReduce burst (or the op sequence), the MoE
+// All-to-All (dispatch and combine), the serving endpoint.
+enum class SweepPhase { allreduce, alltoall, serve };
 
 template <>
 struct EnumNames<RoutingModel> {
@@ -41,6 +44,13 @@ template <>
 struct EnumNames<EpBackend> {
   static constexpr std::array<std::pair<EpBackend, std::string_view>, 2> values{
       {{EpBackend::send_recv, "send_recv"}, {EpBackend::allgather_reducescatter, "allgather_reducescatter"}}};
+};
+template <>
+struct EnumNames<SweepPhase> {
+  static constexpr std::array<std::pair<SweepPhase, std::string_view>, 3> values{
+      {{SweepPhase::allreduce, "allreduce"},
+       {SweepPhase::alltoall, "alltoall"},
+       {SweepPhase::serve, "serve"}}};
 };
 template <>
 struct EnumNames<ServeApi> {
@@ -191,21 +201,5 @@ struct RunConfig {
   OutputSpec output;
   std::map<std::string, int> key_lines;  // YAML key path -> 1-based line, for messages about values
 };
-
-inline const char* to_string(RoutingModel model) {
-  return enum_name(model);
-}
-inline const char* to_string(CopyGranularity copies) {
-  return enum_name(copies);
-}
-inline const char* to_string(Backend backend) {
-  return enum_name(backend);
-}
-inline const char* to_string(EpBackend backend) {
-  return enum_name(backend);
-}
-inline const char* to_string(ServeApi api) {
-  return enum_name(api);
-}
 
 }  // namespace k25

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <set>
 #include <string>
 
@@ -17,38 +18,65 @@ namespace {
 
 enum StopFlags : int { keep_going = 0, budget_spent = 1, interrupted = 2 };
 
+// One pass of trials of a point: "warm-up", "timed" or "per-op", for messages about a wait that timed out.
+struct TrialPass {
+  const char* name;
+  const std::string& point;
+  const RankContext& context;
+};
+
+// How long a pass runs: at most `max` trials; once `min` ran, none starts after `budget_s` seconds.
+struct TrialLimits {
+  int max = 1;
+  int min = 1;
+  double budget_s = 0;
+};
+
 // The barrier that aligns the ranks before a trial, bounded by the collective timeout (outside the timed
 // region).
-void trial_barrier(const RankContext& context, const std::string& point, const char* pass,
-                   std::size_t trial) {
+void trial_barrier(const TrialPass& pass, int trial) {
   MPI_Request request = MPI_REQUEST_NULL;
-  K25_MPI_CHECK(MPI_Ibarrier(context.world(), &request));
-  wait_bounded(request, context,
-               [&] { return fmt::format("MPI_Ibarrier before {} trial {} of {}", pass, trial, point); });
+  K25_MPI_CHECK(MPI_Ibarrier(pass.context.world(), &request));
+  wait_bounded(request, pass.context, [&] {
+    return fmt::format("MPI_Ibarrier before {} trial {} of {}", pass.name, trial, pass.point);
+  });
 }
 
 // Decides, with every rank, whether another trial runs: the coordinator owns the count and time budget, any
 // rank may report an interrupt. One small allreduce, outside the timed region. The maximum of the flags keeps
 // `interrupted` (it outranks `budget_spent`); a rank that was not signalled records the peer's signal number.
-int collective_stop(const RankContext& context, const std::string& point, const char* pass, int trials_done,
-                    int max_trials, int min_trials, std::chrono::steady_clock::time_point started,
-                    double budget_s) {
+int collective_stop(const TrialPass& pass, int trials_done, const TrialLimits& limits,
+                    std::chrono::steady_clock::time_point started) {
   int local[2] = {keep_going, interrupt_signal()};
-  if (context.is_coordinator()) {
+  if (pass.context.is_coordinator()) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (trials_done >= max_trials || (trials_done >= min_trials && spent >= budget_s))
+    if (trials_done >= limits.max || (trials_done >= limits.min && spent >= limits.budget_s))
       local[0] |= budget_spent;
   }
   if (local[1] != 0) local[0] |= interrupted;
   int decision[2] = {keep_going, 0};
   MPI_Request request = MPI_REQUEST_NULL;
-  K25_MPI_CHECK(MPI_Iallreduce(local, decision, 2, MPI_INT, MPI_MAX, context.world(), &request));
-  wait_bounded(request, context, [&] {
-    return fmt::format("MPI_Iallreduce of the stop decision after {} trial {} of {}", pass, trials_done,
-                       point);
+  K25_MPI_CHECK(MPI_Iallreduce(local, decision, 2, MPI_INT, MPI_MAX, pass.context.world(), &request));
+  wait_bounded(request, pass.context, [&] {
+    return fmt::format("MPI_Iallreduce of the stop decision after {} trial {} of {}", pass.name, trials_done,
+                       pass.point);
   });
   if (decision[1] != 0 && interrupt_signal() == 0) request_interrupt(decision[1]);
   return decision[0];
+}
+
+// The trial protocol, the same for every pass (warm-up, timed, per-op): a barrier, one trial (`body`), then
+// the collective stop decision, so every rank runs the same trials. Returns false when a signal (on any rank)
+// ended the pass.
+bool run_trials(const TrialPass& pass, const TrialLimits& limits, const std::function<void()>& body) {
+  const auto started = std::chrono::steady_clock::now();
+  for (int trial = 0;; ++trial) {
+    trial_barrier(pass, trial);
+    body();
+    const int stop = collective_stop(pass, trial + 1, limits, started);
+    if (stop & interrupted) return false;
+    if (stop & budget_spent) return true;
+  }
 }
 
 // The coordinator's check at an op boundary (a load of the signal flag: nothing that perturbs the timing).
@@ -131,22 +159,18 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
 
   // Warm-up: `warmup` bursts, or fewer once they took the point's time budget, and always at least one: the
   // first ops of a point connect NCCL's peers and load its kernels.
-  const int warmup = std::max(sweep.warmup, 1);
-  const auto warmup_started = std::chrono::steady_clock::now();
-  for (int done = 0; done < warmup;) {
-    trial_barrier(context, point, "warm-up", static_cast<std::size_t>(done));
-    transport.begin_trial();
-    run_burst(transport, phase, burst, graph.get(), context);
-    transport.synchronize();
-    ++done;
-    const int stop =
-        collective_stop(context, point, "warm-up", done, warmup, 1, warmup_started, sweep.time_budget_s);
-    if (stop & interrupted) {
-      samples.interrupted = true;
-      return samples;
-    }
-    if (stop & budget_spent) break;
-  }
+  const bool warmed_up =
+      run_trials({"warm-up", point, context}, {std::max(sweep.warmup, 1), 1, sweep.time_budget_s}, [&] {
+        transport.begin_trial();
+        run_burst(transport, phase, burst, graph.get(), context);
+        transport.synchronize();
+      });
+  // A signal ends the point on every rank, with what was measured.
+  const auto interrupted_point = [&] {
+    samples.interrupted = true;
+    return samples;
+  };
+  if (!warmed_up) return interrupted_point();
 
   // Timed trials of the whole burst. Host clock reads bracket the two timestamps, outside the timed interval:
   // arrival = barrier exit to burst start (what a late rank shows), launch = the host's enqueue time.
@@ -154,53 +178,47 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
   const auto host_us = [](HostClock::time_point from, HostClock::time_point to) {
     return std::chrono::duration<double, std::micro>(to - from).count();
   };
-  const auto started = HostClock::now();
   samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
   // Decode mode launches eagerly and never holds the stream: its gaps keep the device busy while the host
   // enqueues, as the compute of a real step does.
   const bool decode = mode == TimingMode::decode;
   const bool hold = sweep.device_only && !decode;
   std::vector<int> decode_slots(decode ? 2 * phase.ops.size() : 0);
-  while (true) {
-    trial_barrier(context, point, "timed", samples.step_us.size());
-    const auto barrier_exit = HostClock::now();
-    transport.begin_trial();
-    transport.reset_marks();
-    if (hold) transport.hold_stream();
-    const auto launch_start = HostClock::now();
-    const int begin = transport.mark();
-    if (decode) {
-      run_decode_burst(transport, phase, burst, decode_slots, context);
-    } else {
-      run_burst(transport, phase, burst, graph.get(), context);
-    }
-    const int end = transport.mark();
-    const auto launch_end = HostClock::now();
-    if (hold) transport.release_stream();
-    transport.synchronize();
-    samples.step_us.push_back(transport.elapsed_us(begin, end));
-    if (decode) record_decode_trial(transport, begin, decode_slots, samples.step_us.back(), phase, samples);
-    samples.launch_us.push_back(host_us(launch_start, launch_end));
-    samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
-    const int stop = collective_stop(context, point, "timed", static_cast<int>(samples.step_us.size()),
-                                     sweep.iterations, sweep.min_iterations, started, sweep.time_budget_s);
-    if (stop & interrupted) {
-      samples.interrupted = true;
-      return samples;
-    }
-    if (stop & budget_spent) break;
-  }
+  const bool timed = run_trials(
+      {"timed", point, context}, {sweep.iterations, sweep.min_iterations, sweep.time_budget_s}, [&] {
+        const auto barrier_exit = HostClock::now();
+        transport.begin_trial();
+        transport.reset_marks();
+        if (hold) transport.hold_stream();
+        const auto launch_start = HostClock::now();
+        const int begin = transport.mark();
+        if (decode) {
+          run_decode_burst(transport, phase, burst, decode_slots, context);
+        } else {
+          run_burst(transport, phase, burst, graph.get(), context);
+        }
+        const int end = transport.mark();
+        const auto launch_end = HostClock::now();
+        if (hold) transport.release_stream();
+        transport.synchronize();
+        samples.step_us.push_back(transport.elapsed_us(begin, end));
+        if (decode)
+          record_decode_trial(transport, begin, decode_slots, samples.step_us.back(), phase, samples);
+        samples.launch_us.push_back(host_us(launch_start, launch_end));
+        samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
+      });
+  if (!timed) return interrupted_point();
 
   // Per-op pass (eager only: inside a graph the ops cannot be timed one by one without changing what is
   // replayed).
   if (mode == TimingMode::eager && sweep.op_iterations > 0) {
-    const auto ops = phase.ops.size();
-    const auto op_started = std::chrono::steady_clock::now();
-    while (true) {
-      trial_barrier(context, point, "per-op", static_cast<std::size_t>(samples.op_trials));
+    const std::size_t ops = phase.ops.size();
+    std::vector<int> slots(ops + 1);
+    const TrialLimits limits{sweep.op_iterations, std::min(sweep.min_iterations, sweep.op_iterations),
+                             sweep.time_budget_s};
+    const bool per_op = run_trials({"per-op", point, context}, limits, [&] {
       transport.begin_trial();
       transport.reset_marks();
-      std::vector<int> slots(ops + 1);
       slots[0] = transport.mark();
       for (std::size_t i = 0; i < ops; ++i) {
         if (i > 0) stop_if_coordinator_interrupted(context);
@@ -210,22 +228,14 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
       transport.synchronize();
       std::vector<OpSpan> spans(ops);
       for (std::size_t i = 0; i < ops; ++i) {
-        const double op_time = transport.elapsed_us(slots[i], slots[i + 1]);
-        samples.op_us.push_back(op_time);
+        samples.op_us.push_back(transport.elapsed_us(slots[i], slots[i + 1]));
         spans[i] = OpSpan{static_cast<int>(i), phase.ops[i].layer, transport.elapsed_us(slots[0], slots[i]),
                           transport.elapsed_us(slots[0], slots[i + 1])};
       }
       samples.op_trial_spans.push_back(std::move(spans));
       ++samples.op_trials;
-      const int stop = collective_stop(context, point, "per-op", samples.op_trials, sweep.op_iterations,
-                                       std::min(sweep.min_iterations, sweep.op_iterations), op_started,
-                                       sweep.time_budget_s);
-      if (stop & interrupted) {
-        samples.interrupted = true;
-        return samples;
-      }
-      if (stop & budget_spent) break;
-    }
+    });
+    if (!per_op) return interrupted_point();
   }
 
   // Correctness pass, outside every timed region.

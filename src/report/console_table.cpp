@@ -4,10 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include <fmt/format.h>
 
+#include "common/column_table.hpp"
+#include "report/serve_columns.hpp"
 #include "serve/level_metrics.hpp"
 
 namespace k25 {
@@ -20,17 +21,39 @@ std::string tokens_cell(const PhaseResult& r) {
   return fmt::format("{}->{}", r.requested_tokens, r.tokens);
 }
 
+// The results table as nccl-tests users read it: one row per point, as it is measured.
+const Columns<PhaseResult>& result_columns() {
+  using R = const PhaseResult&;
+  static const Columns<PhaseResult> kColumns = {
+      {"phase", "", [](R r) { return TableCell(to_string(r.phase)); }, kConsoleOutput, 13},
+      {"tokens", "", [](R r) { return TableCell(tokens_cell(r)); }, kConsoleOutput, 8},
+      {"bytes", "per op",
+       [](R r) {
+         return TableCell::number(
+             r.per_rank_bytes() ? r.bytes_per_rank_mean : static_cast<double>(r.bytes_per_op), 0);
+       },
+       kConsoleOutput, 11},
+      {"ops", "", [](R r) { return TableCell::count(r.ops_per_step); }, kConsoleOutput, 4},
+      {"mode", "", [](R r) { return TableCell(to_string(r.mode)); }, kConsoleOutput, 6},
+      {"trials", "", [](R r) { return TableCell::count(r.iterations); }, kConsoleOutput, 7},
+      {"op p50", "us", [](R r) { return TableCell::number(r.op_us.p50, 2); }, kConsoleOutput, 10},
+      {"op p90", "us", [](R r) { return TableCell::number(r.op_us.p90, 2); }, kConsoleOutput, 10},
+      {"step p50", "us", [](R r) { return TableCell::number(r.step_us.p50, 1); }, kConsoleOutput, 11},
+      {"step p90", "us", [](R r) { return TableCell::number(r.step_us.p90, 1); }, kConsoleOutput, 11},
+      {"algbw", "GB/s", [](R r) { return TableCell::number(r.algbw_gbps, 2); }, kConsoleOutput, 8},
+      {"busbw", "GB/s", [](R r) { return TableCell::number(r.busbw_gbps, 2); }, kConsoleOutput, 8},
+      {"wrong", "",
+       [](R r) { return r.checked ? TableCell::count(static_cast<double>(r.wrong)) : TableCell("-"); },
+       kConsoleOutput, 6},
+      {"slowest", "rank", [](R r) { return TableCell::count(r.slowest_rank); }, kConsoleOutput, 7},
+  };
+  return kColumns;
+}
+
 }  // namespace
 
 void ConsoleTable::print_header(bool graph_padding) const {
-  fmt::print(
-      out_,
-      "#\n# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
-      "phase", "tokens", "bytes", "ops", "mode", "trials", "op p50", "op p90", "step p50", "step p90",
-      "algbw", "busbw", "wrong", "slowest");
-  fmt::print(
-      out_, "# {:>13} {:>8} {:>11} {:>4} {:>6} {:>7} {:>10} {:>10} {:>11} {:>11} {:>8} {:>8} {:>6} {:>7}\n",
-      "", "", "(per op)", "", "", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "(rank)");
+  fmt::print(out_, "#\n{}", console_heading(result_columns(), console_widths(result_columns())));
   fmt::print(
       out_,
       "# tokens: per decode step for allreduce, allgather and reducescatter, per rank for dispatch and "
@@ -42,13 +65,7 @@ void ConsoleTable::print_header(bool graph_padding) const {
 }
 
 void ConsoleTable::print_row(const PhaseResult& r) const {
-  const double bytes = !r.per_rank_bytes() ? static_cast<double>(r.bytes_per_op) : r.bytes_per_rank_mean;
-  fmt::print(out_,
-             "  {:>13} {:>8} {:>11.0f} {:>4} {:>6} {:>7} {:>10.2f} {:>10.2f} {:>11.1f} {:>11.1f} {:>8.2f} "
-             "{:>8.2f} {:>6} {:>7}\n",
-             to_string(r.phase), tokens_cell(r), bytes, r.ops_per_step, to_string(r.mode), r.iterations,
-             r.op_us.p50, r.op_us.p90, r.step_us.p50, r.step_us.p90, r.algbw_gbps, r.busbw_gbps,
-             r.checked ? fmt::format("{}", r.wrong) : std::string("-"), r.slowest_rank);
+  fmt::print(out_, "{}", console_row(result_columns(), console_widths(result_columns()), r));
   std::fflush(out_);
 }
 
@@ -105,32 +122,35 @@ void PeriodicProgress::update(const std::string& what, int done, int failed, int
   std::fflush(out_);
 }
 
-namespace {
-
-std::string metric(const ServeLevel& level, const std::string& key) {
-  const auto found = level.vllm_bench_serve.find(key);
-  if (found == level.vllm_bench_serve.end() || !found->second) return "-";
-  return fmt::format("{:.4g}", *found->second);
-}
-
-}  // namespace
-
 std::string serve_level_line(const ServeLevel& level, const std::vector<double>& percentiles) {
   std::string line = fmt::format("serve C={}: {}/{} completed in {}", level.concurrency, level.completed,
                                  level.requests, duration_text(level.duration_s));
   if (level.failed > 0) line += fmt::format(", {} failed: {}", level.failed, describe_errors(level));
   if (level.completed == 0) return line + ": no latency figures";
-  const std::string pname = percentiles.empty() ? "p99" : percentile_name(percentiles.front());
-  for (const char* name : {"ttft", "tpot", "itl", "e2el"}) {
-    std::string upper = name;
-    for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    line += fmt::format(" | {} mean {} median {} P{} {} ms", upper,
-                        metric(level, fmt::format("mean_{}_ms", name)),
-                        metric(level, fmt::format("median_{}_ms", name)), pname.substr(1),
-                        metric(level, fmt::format("{}_{}_ms", pname, name)));
+  const Columns<ServeLevel> columns =
+      vllm_metric_columns(percentiles.empty() ? std::vector<double>{99} : percentiles);
+  const auto figure = [&](const std::string& key) {
+    for (const Column<ServeLevel>& column : columns)
+      if (column.key == key) return console_text(column.cell(level));
+    return std::string("-");
+  };
+  // Each latency as one group: "TTFT mean 52.22 median 52.15 P90 60.01 P99 61.20 ms".
+  std::string group;
+  for (const Column<ServeLevel>& column : columns) {
+    if (column.group.empty()) continue;
+    if (column.group != group) {
+      const bool per_chunk = column.group == "TPOT" && tpot_per_chunk(level);
+      line += fmt::format("{} | {}", group.empty() ? "" : " ms",
+                          per_chunk ? "TPOT per CHUNK (no token counts, see notes)" : column.group);
+      group = column.group;
+    }
+    std::string label = column.header.substr(0, column.header.size() - column.group.size() - 1);
+    if (label == "Mean" || label == "Median") label[0] = static_cast<char>(label[0] - 'A' + 'a');
+    line += fmt::format(" {} {}", label, console_text(column.cell(level)));
   }
-  line += fmt::format(" | output {} tok/s, total {} tok/s", metric(level, "output_throughput"),
-                      metric(level, "total_token_throughput"));
+  if (!group.empty()) line += " ms";
+  line += fmt::format(" | output {} tok/s, total {} tok/s over the whole level", figure("output_throughput"),
+                      figure("total_token_throughput"));
   return line;
 }
 

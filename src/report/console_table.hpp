@@ -67,9 +67,10 @@ class PeriodicProgress {
   double last_line_s_ = 0;
 };
 
-// The console line of a finished serve level, in vllm bench serve's words: completed/requests, duration,
-// Mean, Median and the first chosen percentile of TTFT, TPOT, ITL and E2EL, output and total token
-// throughput; the error classes when requests failed; "no latency figures" when none completed.
+// The console line of a finished serve level, in vllm bench serve's words (report/serve_columns.hpp, as
+// report.md shows them): completed/requests, duration, mean, median and every chosen percentile of TTFT,
+// TPOT, ITL and E2EL, output and total token throughput over the whole level; the error classes when requests
+// failed; "no latency figures" when none completed.
 std::string serve_level_line(const ServeLevel& level, const std::vector<double>& percentiles);
 
 }  // namespace k25

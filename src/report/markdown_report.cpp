@@ -13,7 +13,8 @@
 #include "analysis/attribution.hpp"
 #include "analysis/latency_fit.hpp"
 #include "analysis/report_identity.hpp"
-#include "serve/level_metrics.hpp"
+#include "common/column_table.hpp"
+#include "report/serve_columns.hpp"
 
 namespace k25 {
 
@@ -22,7 +23,7 @@ const std::vector<ReportArtifact>& plot_artifacts() {
       {"burst_vs_tokens.png", "AllReduce burst of one decode step vs tokens (eager and graph)", true},
       {"alltoall_vs_tokens.png", "MoE All-to-All (dispatch, combine) of one decode step vs tokens per rank",
        true},
-      {"serve_vs_concurrency.png", "TPOT and output tokens/s vs concurrency", true},
+      {"serve_vs_concurrency.png", "TPOT and steady output tokens/s vs concurrency", true},
       {"attribution.png", "Communication share of TPOT per concurrency", true},
   };
   return kPlots;
@@ -46,59 +47,14 @@ std::vector<ReportArtifact> existing_artifacts(const std::string& dir) {
 
 namespace {
 
-// Markdown table cell text: pipes escaped, newlines flattened.
-std::string cell(std::string text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out.empty() ? "-" : out;
-}
+using R = const PhaseResult&;
 
-std::string with_thousands(double value) {
-  // A hostile report's 1e300 (or NaN) has no long long form: llround's result would be unspecified.
-  if (!(std::fabs(value) < 1e18)) return fmt::format("{:.3g}", value);
-  const long long rounded = std::llround(value);
-  std::string digits = std::to_string(rounded < 0 ? -rounded : rounded);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return rounded < 0 ? "-" + out : out;
-}
-
-// Three significant-ish digits for times and rates.
 std::string num(double value) {
-  if (value == 0) return "0";
-  const double magnitude = std::fabs(value);
-  if (magnitude >= 1000) return with_thousands(value);
-  if (magnitude >= 100) return fmt::format("{:.1f}", value);
-  if (magnitude >= 10) return fmt::format("{:.2f}", value);
-  return fmt::format("{:.3f}", value);
+  return readable_number(value);
 }
 
 std::string percent(double fraction) {
   return fmt::format("{:.1f} %", fraction * 100.0);
-}
-
-std::string row(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const std::string& c : cells) line += " " + c + " |";
-  return line + "\n";
-}
-
-// Header and alignment row; numeric tables align every column but the first to the right.
-std::string header(const std::vector<std::string>& cells, bool numeric = true) {
-  std::string line = row(cells) + "|";
-  for (std::size_t i = 0; i < cells.size(); ++i) line += (i == 0 || !numeric) ? "---|" : "---:|";
-  return line + "\n";
 }
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
@@ -107,51 +63,68 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
   return out;
 }
 
+// A fact of the system table: its name and value.
+using Fact = std::pair<std::string, std::string>;
+
 std::string render_system(const RunReport& r) {
-  std::string md = "## System\n\n";
-  md += header({"fact", "value"}, false);
-  md += row({"tool", cell(fmt::format("{} {} ({})", r.tool.name, r.tool.version, r.tool.git_sha))});
-  md += row({"started / finished (UTC)", cell(r.run.started_at + " / " + r.run.finished_at)});
-  md += row({"ranks", std::to_string(r.run.ranks)});
-  md += row({"hosts", cell(join(r.run.hosts, ", "))});
-  md += row({"transport", cell(r.run.transport +
-                               (r.run.transport_reason.empty() ? "" : " (" + r.run.transport_reason + ")"))});
-  md += row({"clock", cell(r.run.clock)});
-  md += row(
-      {"topology", cell(r.topology.kind +
-                        (r.topology.link_description.empty() ? "" : ": " + r.topology.link_description))});
-  if (r.topology.link_limit_gbps) {
-    md += row({"link limit per direction", fmt::format("{} GB/s", num(*r.topology.link_limit_gbps))});
-  }
-  if (!r.topology.nccl_version.empty()) md += row({"NCCL", cell(r.topology.nccl_version)});
-  md += row({"MPI", cell(r.run.mpi_version)});
-  md += row({"compiler", cell(r.run.compiler)});
+  std::vector<Fact> facts = {
+      {"tool", fmt::format("{} {} ({})", r.tool.name, r.tool.version, r.tool.git_sha)},
+      {"started / finished (UTC)", r.run.started_at + " / " + r.run.finished_at},
+      {"ranks", std::to_string(r.run.ranks)},
+      {"hosts", join(r.run.hosts, ", ")},
+      {"transport",
+       r.run.transport + (r.run.transport_reason.empty() ? "" : " (" + r.run.transport_reason + ")")},
+      {"clock", r.run.clock},
+      {"topology",
+       r.topology.kind + (r.topology.link_description.empty() ? "" : ": " + r.topology.link_description)},
+  };
+  if (r.topology.link_limit_gbps)
+    facts.emplace_back("link limit per direction", fmt::format("{} GB/s", num(*r.topology.link_limit_gbps)));
+  if (!r.topology.nccl_version.empty()) facts.emplace_back("NCCL", r.topology.nccl_version);
+  facts.emplace_back("MPI", r.run.mpi_version);
+  facts.emplace_back("compiler", r.run.compiler);
   const std::string model = report_model_name(r);
-  if (!model.empty()) md += row({"model", cell(model)});
-  md += row({"config", cell(r.run.config_path.empty() ? "(built-in defaults)" : r.run.config_path)});
-  md += row({"command line", cell("`" + r.run.command_line + "`")});
-  for (const auto& [name, value] : r.run.env) md += row({cell(name), cell("`" + value + "`")});
-  md += "\n";
+  if (!model.empty()) facts.emplace_back("model", model);
+  facts.emplace_back("config", r.run.config_path.empty() ? "(built-in defaults)" : r.run.config_path);
+  facts.emplace_back("command line", "`" + r.run.command_line + "`");
+  for (const auto& [name, value] : r.run.env) facts.emplace_back(name, "`" + value + "`");
+  const Columns<Fact> fact_columns = {{"fact", "", [](const Fact& f) { return TableCell(f.first); }},
+                                      {"value", "", [](const Fact& f) { return TableCell(f.second); }}};
+  std::string md =
+      "## System\n\n" + markdown_table(fact_columns, row_pointers(facts), TableLayout::text) + "\n";
 
   if (r.topology.hosts.size() > 1) {
-    md += header({"host", "ranks (node-local order)", "links on the host"}, false);
-    for (const HostTopology& h : r.topology.hosts) {
-      std::vector<std::string> ranks;
-      for (int rank : h.ranks) ranks.push_back(std::to_string(rank));
-      md += row({cell(h.name), join(ranks, ", "),
-                 cell(h.kind + (h.link_description.empty() ? "" : ": " + h.link_description))});
-    }
-    md += "\n";
+    const Columns<HostTopology> host_columns = {
+        {"host", "", [](const HostTopology& h) { return TableCell(h.name); }},
+        {"ranks (node-local order)", "",
+         [](const HostTopology& h) {
+           std::vector<std::string> ranks;
+           for (int rank : h.ranks) ranks.push_back(std::to_string(rank));
+           return TableCell(join(ranks, ", "));
+         }},
+        {"links on the host", "",
+         [](const HostTopology& h) {
+           return TableCell(h.kind + (h.link_description.empty() ? "" : ": " + h.link_description));
+         }},
+    };
+    md += markdown_table(host_columns, row_pointers(r.topology.hosts), TableLayout::text) + "\n";
   }
   if (!r.topology.gpus.empty()) {
-    md += header({"rank", "host", "GPU", "bus id", "PCIe (max)", "NVLinks", "driver"}, false);
-    for (const GpuInfo& g : r.topology.gpus) {
-      md += row(
-          {std::to_string(g.rank), cell(g.host), cell(g.name), cell(g.bus_id),
-           fmt::format("Gen{} x{} (Gen{} x{})", g.pcie_gen, g.pcie_width, g.pcie_gen_max, g.pcie_width_max),
-           std::to_string(g.nvlinks), cell(g.driver_version)});
-    }
-    md += "\n";
+    using G = const GpuInfo&;
+    const Columns<GpuInfo> gpu_columns = {
+        {"rank", "", [](G g) { return TableCell(std::to_string(g.rank)); }},
+        {"host", "", [](G g) { return TableCell(g.host); }},
+        {"GPU", "", [](G g) { return TableCell(g.name); }},
+        {"bus id", "", [](G g) { return TableCell(g.bus_id); }},
+        {"PCIe (max)", "",
+         [](G g) {
+           return TableCell(fmt::format("Gen{} x{} (Gen{} x{})", g.pcie_gen, g.pcie_width, g.pcie_gen_max,
+                                        g.pcie_width_max));
+         }},
+        {"NVLinks", "", [](G g) { return TableCell(std::to_string(g.nvlinks)); }},
+        {"driver", "", [](G g) { return TableCell(g.driver_version); }},
+    };
+    md += markdown_table(gpu_columns, row_pointers(r.topology.gpus), TableLayout::text) + "\n";
   }
   if (!r.run.config.is_null() && !(r.run.config.is_object() && r.run.config.empty())) {
     md += "<details><summary>Effective config</summary>\n\n```json\n" + r.run.config.dump(2) +
@@ -189,8 +162,8 @@ std::string render_notes(const RunReport& r) {
 constexpr int kTrialsForP99 = 100;
 constexpr int kTrialsForP90 = 10;
 
-std::string bytes_cell(const PhaseResult& p) {
-  if (!p.per_rank_bytes()) return with_thousands(static_cast<double>(p.bytes_per_op));
+TableCell bytes_cell(const PhaseResult& p) {
+  if (!p.per_rank_bytes()) return TableCell::count(static_cast<double>(p.bytes_per_op));
   return fmt::format("{} ({})", with_thousands(p.bytes_per_rank_mean), with_thousands(p.bytes_per_rank_max));
 }
 
@@ -236,21 +209,37 @@ std::string render_phase_tables(const RunReport& r) {
     const bool per_rank_tokens = phase == Phase::dispatch || phase == Phase::combine;
     const bool per_rank_bytes = rows.front()->per_rank_bytes();
     md += fmt::format("### {} ({})\n\n", to_string(phase), kind_info(rows.front()->kind()).title);
-    md += header({per_rank_tokens ? "tokens/rank" : "tokens/step", "mode",
-                  per_rank_bytes ? "bytes/rank mean (max)" : "bytes/op", "ops/step", "trials", "op p50",
-                  "op p90", "step p50", "step p90", "step p99", "launch p50", "algbw", "busbw", "of link",
-                  "wrong", "slowest rank (lead)"});
-    for (const PhaseResult* p : rows) {
-      const std::string launch =
-          p->launch_us ? num(p->launch_us->p50) + (p->launch_bound ? " launch-bound" : "") : "-";
-      md += row({tokens_cell(*p), std::string(to_string(p->mode)) + (p->device_only ? " (device-only)" : ""),
-                 bytes_cell(*p), std::to_string(p->ops_per_step), std::to_string(p->iterations),
-                 num(p->op_us.p50), num(p->op_us.p90), num(p->step_us.p50), num(p->step_us.p90),
-                 num(p->step_us.p99), launch, num(p->algbw_gbps), num(p->busbw_gbps),
-                 p->link_fraction ? percent(*p->link_fraction) : "-",
-                 p->checked ? std::to_string(p->wrong) : "not checked",
-                 fmt::format("{} ({} us)", p->slowest_rank, num(p->arrival_lead_us))});
-    }
+    // Times in us and bandwidths in GB/s, as the text above says.
+    const Columns<PhaseResult> columns = {
+        {per_rank_tokens ? "tokens/rank" : "tokens/step", "", [](R p) { return TableCell(tokens_cell(p)); }},
+        {"mode", "",
+         [](R p) {
+           return TableCell(std::string(to_string(p.mode)) + (p.device_only ? " (device-only)" : ""));
+         }},
+        {per_rank_bytes ? "bytes/rank mean (max)" : "bytes/op", "", bytes_cell},
+        {"ops/step", "", [](R p) { return TableCell::count(p.ops_per_step); }},
+        {"trials", "", [](R p) { return TableCell::count(p.iterations); }},
+        {"op p50", "", [](R p) { return TableCell::number(p.op_us.p50); }},
+        {"op p90", "", [](R p) { return TableCell::number(p.op_us.p90); }},
+        {"step p50", "", [](R p) { return TableCell::number(p.step_us.p50); }},
+        {"step p90", "", [](R p) { return TableCell::number(p.step_us.p90); }},
+        {"step p99", "", [](R p) { return TableCell::number(p.step_us.p99); }},
+        {"launch p50", "",
+         [](R p) {
+           return TableCell(p.launch_us ? num(p.launch_us->p50) + (p.launch_bound ? " launch-bound" : "")
+                                        : "-");
+         }},
+        {"algbw", "", [](R p) { return TableCell::number(p.algbw_gbps); }},
+        {"busbw", "", [](R p) { return TableCell::number(p.busbw_gbps); }},
+        {"of link", "", [](R p) { return TableCell(p.link_fraction ? percent(*p.link_fraction) : "-"); }},
+        {"wrong", "",
+         [](R p) {
+           return p.checked ? TableCell::count(static_cast<double>(p.wrong)) : TableCell("not checked");
+         }},
+        {"slowest rank (lead)", "",
+         [](R p) { return TableCell(fmt::format("{} ({} us)", p.slowest_rank, num(p.arrival_lead_us))); }},
+    };
+    md += markdown_table(columns, rows);
     if (std::any_of(rows.begin(), rows.end(), [](const PhaseResult* p) { return p->launch_bound; }))
       md +=
           "\n*launch-bound*: the host took more than half of the step (p50) to enqueue the burst, so the "
@@ -297,59 +286,42 @@ std::string render_decode(const RunReport& r) {
       "the "
       "same tokens; *comm / back-to-back* the comm p50 over the eager step p50 (1.0 with no gaps: the replay "
       "adds nothing).\n\n";
-  md += header({"phase", "tokens", "ops/step", "step p50", "comm p50", "comm p90", "gaps measured p50",
-                "gaps configured", "op p50", "join cost", "comm / back-to-back", "wrong"});
-  for (const PhaseResult* p : rows) {
-    const DecodeFigures& d = *p->decode;
-    md += row({to_string(p->phase), tokens_cell(*p), std::to_string(p->ops_per_step), num(p->step_us.p50),
-               num(d.comm_us.p50), num(d.comm_us.p90), num(d.gap_measured_us.p50), num(d.gap_expected_us),
-               num(p->op_us.p50), d.join_cost ? fmt::format("{:.2f}x", *d.join_cost) : "-",
-               d.comm_over_back_to_back ? fmt::format("{:.2f}x", *d.comm_over_back_to_back) : "-",
-               p->checked ? std::to_string(p->wrong) : "not checked"});
-  }
+  const auto decode = [](R p) -> const DecodeFigures& { return *p.decode; };
+  const auto times = [](std::optional<double> factor) {
+    return TableCell(factor ? fmt::format("{:.2f}x", *factor) : "-");
+  };
+  const Columns<PhaseResult> columns = {
+      {"phase", "", [](R p) { return TableCell(to_string(p.phase)); }},
+      {"tokens", "", [](R p) { return TableCell(tokens_cell(p)); }},
+      {"ops/step", "", [](R p) { return TableCell::count(p.ops_per_step); }},
+      {"step p50", "", [](R p) { return TableCell::number(p.step_us.p50); }},
+      {"comm p50", "", [=](R p) { return TableCell::number(decode(p).comm_us.p50); }},
+      {"comm p90", "", [=](R p) { return TableCell::number(decode(p).comm_us.p90); }},
+      {"gaps measured p50", "", [=](R p) { return TableCell::number(decode(p).gap_measured_us.p50); }},
+      {"gaps configured", "", [=](R p) { return TableCell::number(decode(p).gap_expected_us); }},
+      {"op p50", "", [](R p) { return TableCell::number(p.op_us.p50); }},
+      {"join cost", "", [=](R p) { return times(decode(p).join_cost); }},
+      {"comm / back-to-back", "", [=](R p) { return times(decode(p).comm_over_back_to_back); }},
+      {"wrong", "",
+       [](R p) {
+         return p.checked ? TableCell::count(static_cast<double>(p.wrong)) : TableCell("not checked");
+       }},
+  };
+  md += markdown_table(columns, rows);
   return md + "\n";
 }
 
 // One STATS figure of a serve level, "-" where the level has no sample.
-std::string stat_cell(const std::optional<Stats>& stats, double Stats::*figure) {
-  return stats ? num((*stats).*figure) : "-";
-}
-
-std::string vllm_cell(const ServeLevel& level, const std::string& key) {
-  const auto found = level.vllm_bench_serve.find(key);
-  return found == level.vllm_bench_serve.end() || !found->second ? "-" : num(*found->second);
+TableCell stat_cell(const std::optional<Stats>& stats, double Stats::*figure) {
+  return stats ? TableCell::number((*stats).*figure) : TableCell("-");
 }
 
 // The serve levels as vllm bench serve prints them, one column per concurrency.
 std::string render_vllm_metrics(const ServeReport& s) {
-  std::vector<std::pair<std::string, std::string>> rows = {
-      {"Successful requests", "completed"},
-      {"Benchmark duration (s)", "duration"},
-      {"Total input tokens", "total_input_tokens"},
-      {"Total generated tokens", "total_output_tokens"},
-      {"Request throughput (req/s)", "request_throughput"},
-      {"Output token throughput (tok/s)", "output_throughput"},
-      {"Total Token throughput (tok/s)", "total_token_throughput"}};
-  const std::vector<double> percentiles = s.percentiles.empty() ? std::vector<double>{99} : s.percentiles;
-  for (const auto& [label, name] : std::vector<std::pair<std::string, std::string>>{
-           {"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}) {
-    rows.push_back({fmt::format("Mean {} (ms)", label), fmt::format("mean_{}_ms", name)});
-    rows.push_back({fmt::format("Median {} (ms)", label), fmt::format("median_{}_ms", name)});
-    for (const double p : percentiles) {
-      const std::string pname = percentile_name(p);
-      rows.push_back(
-          {fmt::format("P{} {} (ms)", pname.substr(1), label), fmt::format("{}_{}_ms", pname, name)});
-    }
-  }
-  std::vector<std::string> head = {"metric (as vllm bench serve names it)"};
-  for (const ServeLevel& l : s.levels) head.push_back(fmt::format("C={}", l.concurrency));
-  std::string md = header(head);
-  for (const auto& [label, key] : rows) {
-    std::vector<std::string> cells = {label};
-    for (const ServeLevel& l : s.levels) cells.push_back(vllm_cell(l, key));
-    md += row(cells);
-  }
-  return md;
+  return markdown_table_transposed<ServeLevel>(
+      vllm_metric_columns(s.percentiles.empty() ? std::vector<double>{99} : s.percentiles),
+      row_pointers(s.levels), "metric (as vllm bench serve names it)",
+      [](const ServeLevel& l) { return fmt::format("C={}", l.concurrency); });
 }
 
 std::string render_serve(const RunReport& r) {
@@ -364,30 +336,45 @@ std::string render_serve(const RunReport& r) {
   md += fmt::format(
       "Endpoint {} ({} API), model `{}`, prompt about {} tokens, max_tokens {}. TTFT: {}. Token counts: "
       "{}. Times in ms; `-` where no request completed.\n\n",
-      cell(s.endpoint), cell(s.api), s.model, s.prompt_tokens, s.max_tokens, cell(s.ttft_definition),
-      cell(s.token_count_source));
+      markdown_cell(s.endpoint), markdown_cell(s.api), s.model, s.prompt_tokens, s.max_tokens,
+      markdown_cell(s.ttft_definition), markdown_cell(s.token_count_source));
   if (s.request_rate > 0) {
     md += fmt::format(
         "Requests arrived as a Poisson process at {:g} per second, at most C in flight: C is a cap, not the "
         "number of requests in flight, which is about rate x E2EL when that is below C.\n\n",
         s.request_rate);
   }
-  md += header({"concurrency", "requests", "completed", "failed", "TTFT p50", "TPOT p50", "TPOT p90",
-                "ITL p50", "E2EL p50", "output tok/s", "req/s", "window", "errors"});
-  bool any_level_span = false;
-  for (const ServeLevel& l : s.levels) {
-    std::vector<std::string> errors;
-    for (const auto& [kind, count] : l.errors) errors.push_back(fmt::format("{} {}", kind, count));
-    any_level_span = any_level_span || l.window_kind == "level_span";
-    md += row({std::to_string(l.concurrency), std::to_string(l.requests), std::to_string(l.completed),
-               std::to_string(l.failed), stat_cell(l.ttft_ms, &Stats::p50), stat_cell(l.tpot_ms, &Stats::p50),
-               stat_cell(l.tpot_ms, &Stats::p90), stat_cell(l.itl_ms, &Stats::p50),
-               stat_cell(l.e2el_ms, &Stats::p50), l.completed > 0 ? num(l.output_tokens_per_s) : "-",
-               l.completed > 0 ? num(l.requests_per_s) : "-", cell(l.window_kind), cell(join(errors, ", "))});
-  }
+  using L = const ServeLevel&;
+  const auto rate = [](L l, double figure) {
+    return l.completed > 0 ? TableCell::number(figure) : TableCell("-");
+  };
+  const Columns<ServeLevel> columns = {
+      {"concurrency", "", [](L l) { return TableCell::count(l.concurrency); }},
+      {"requests", "", [](L l) { return TableCell::count(l.requests); }},
+      {"completed", "", [](L l) { return TableCell::count(l.completed); }},
+      {"failed", "", [](L l) { return TableCell::count(l.failed); }},
+      {"TTFT p50", "", [](L l) { return stat_cell(l.ttft_ms, &Stats::p50); }},
+      {"TPOT p50", "", [](L l) { return stat_cell(l.tpot_ms, &Stats::p50); }},
+      {"TPOT p90", "", [](L l) { return stat_cell(l.tpot_ms, &Stats::p90); }},
+      {"ITL p50", "", [](L l) { return stat_cell(l.itl_ms, &Stats::p50); }},
+      {"E2EL p50", "", [](L l) { return stat_cell(l.e2el_ms, &Stats::p50); }},
+      {"steady output tok/s", "", [=](L l) { return rate(l, l.output_tokens_per_s); }},
+      {"steady req/s", "", [=](L l) { return rate(l, l.requests_per_s); }},
+      {"window", "", [](L l) { return TableCell(l.window_kind); }},
+      {"errors", "",
+       [](L l) {
+         std::vector<std::string> errors;
+         for (const auto& [kind, count] : l.errors) errors.push_back(fmt::format("{} {}", kind, count));
+         return TableCell(join(errors, ", "));
+       }},
+  };
+  md += markdown_table(columns, row_pointers(s.levels));
+  const bool any_level_span = std::any_of(s.levels.begin(), s.levels.end(),
+                                          [](const ServeLevel& l) { return l.window_kind == "level_span"; });
   md +=
-      "\n*output tok/s* and *req/s* are over the level's steady window (from the first completion until the "
-      "first completion not replaced by a new request), where every request slot is busy.";
+      "\n*steady output tok/s* and *steady req/s* are over the level's steady window (from the first "
+      "completion until the first completion not replaced by a new request), where every request slot is "
+      "busy; the whole-level throughputs of vllm bench serve's table below include ramp-up and tail.";
   if (any_level_span) {
     md +=
         " Where *window* says `level_span`, too few requests completed inside that window and the whole "
@@ -423,6 +410,14 @@ const char* source_mark(EstimateSource source) {
 std::string render_attribution(const RunReport& r) {
   std::string md = "## Decode-time attribution\n\n";
   const std::vector<AttributionRow>& rows = r.attribution;
+  if (rows.empty() && r.results.empty() && !r.serve.levels.empty())
+    return md +
+           "No attribution: this report has serve results but no communication results. Merge it into a "
+           "replay of the same model: `k25comm report REPLAY/report.json --serve THIS/report.json`.\n\n";
+  if (rows.empty() && std::any_of(r.serve.levels.begin(), r.serve.levels.end(), tpot_per_chunk))
+    return md +
+           "No attribution: TPOT here is time per chunk, not per token (the server sent no token counts; see "
+           "the notes).\n\n";
   if (rows.empty()) {
     return md +
            "No attribution: it needs serve results (TPOT per concurrency) and phase results. Give a serve "
@@ -440,22 +435,25 @@ std::string render_attribution(const RunReport& r) {
       "attention "
       "spreads requests over ranks). `*` interpolated on log-log axes between measured token counts, `**` "
       "extrapolated beyond them.\n\n";
-  std::vector<std::string> head = {"C", "T", "TPOT p50 ms"};
-  for (const std::string& key : keys) head.push_back(key + " ms (share)");
-  md += header(head);
-  bool above_tpot = false;
-  for (const AttributionRow& a : rows) {
-    std::vector<std::string> cells = {std::to_string(a.concurrency), std::to_string(a.tokens),
-                                      num(a.tpot_ms)};
-    for (const std::string& key : keys) {
-      const CommShare* c = find_share(a, key);
-      above_tpot = above_tpot || (c && c->share > 1.0);
-      cells.push_back(c ? fmt::format("{} ({:.0f} %{}){}", num(c->comm_ms), c->share * 100.0,
-                                      c->share > 1.0 ? " **above TPOT**" : "", source_mark(c->source))
-                        : "-");
-    }
-    md += row(cells);
+  using A = const AttributionRow&;
+  Columns<AttributionRow> columns = {
+      {"C", "", [](A a) { return TableCell::count(a.concurrency); }},
+      {"T", "", [](A a) { return TableCell::count(a.tokens); }},
+      {"TPOT p50", "ms", [](A a) { return TableCell::number(a.tpot_ms); }},
+  };
+  for (const std::string& key : keys) {
+    columns.push_back({key + " ms (share)", "", [key](A a) {
+                         const CommShare* c = find_share(a, key);
+                         if (c == nullptr) return TableCell("-");
+                         return TableCell(fmt::format("{} ({:.0f} %{}){}", num(c->comm_ms), c->share * 100.0,
+                                                      c->share > 1.0 ? " **above TPOT**" : "",
+                                                      source_mark(c->source)));
+                       }});
   }
+  md += markdown_table(columns, row_pointers(rows));
+  const bool above_tpot = std::any_of(rows.begin(), rows.end(), [](A a) {
+    return std::any_of(a.comm.begin(), a.comm.end(), [](const CommShare& c) { return c.share > 1.0; });
+  });
   if (above_tpot) {
     md +=
         "\n**Shares above 100 %**: a decode step cannot spend longer communicating than the whole step "
@@ -483,20 +481,31 @@ std::string render_fits(const RunReport& r) {
   std::string predicted_head = "predicted step at T=";
   for (std::size_t i = 0; i < prediction_tokens().size(); ++i)
     predicted_head += (i ? " / " : "") + std::to_string(prediction_tokens()[i]);
-  md += header({"phase", "mode", "points (tokens)", "alpha us", "beta GB/s", "R²", "worst miss",
-                predicted_head + " us", "note"});
-  for (const LatencyFit& f : fits) {
-    std::string predictions;
-    for (const int tokens : prediction_tokens()) {
-      const StepPrediction p = predict_step(f, tokens);
-      predictions += (predictions.empty() ? "" : " / ") + num(p.step_us) + (p.extrapolated ? " **" : "");
-    }
-    md += row({to_string(f.phase), to_string(f.mode),
-               fmt::format("{} ({}-{})", f.points, f.min_tokens, f.max_tokens),
-               num(f.alpha_us) + optional_pm(f.alpha_stderr_us),
-               f.beta_gbps ? num(*f.beta_gbps) + optional_pm(f.beta_stderr_gbps) : "-",
-               fmt::format("{:.4f}", f.r_squared), percent(f.max_relative_error), predictions, cell(f.note)});
-  }
+  using F = const LatencyFit&;
+  const Columns<LatencyFit> columns = {
+      {"phase", "", [](F f) { return TableCell(to_string(f.phase)); }},
+      {"mode", "", [](F f) { return TableCell(to_string(f.mode)); }},
+      {"points (tokens)", "",
+       [](F f) { return TableCell(fmt::format("{} ({}-{})", f.points, f.min_tokens, f.max_tokens)); }},
+      {"alpha", "us", [](F f) { return TableCell(num(f.alpha_us) + optional_pm(f.alpha_stderr_us)); }},
+      {"beta", "GB/s",
+       [](F f) {
+         return TableCell(f.beta_gbps ? num(*f.beta_gbps) + optional_pm(f.beta_stderr_gbps) : "-");
+       }},
+      {"R²", "", [](F f) { return TableCell(fmt::format("{:.4f}", f.r_squared)); }},
+      {"worst miss", "", [](F f) { return TableCell(percent(f.max_relative_error)); }},
+      {predicted_head, "us",
+       [](F f) {
+         std::string predictions;
+         for (const int tokens : prediction_tokens()) {
+           const StepPrediction p = predict_step(f, tokens);
+           predictions += (predictions.empty() ? "" : " / ") + num(p.step_us) + (p.extrapolated ? " **" : "");
+         }
+         return TableCell(predictions);
+       }},
+      {"note", "", [](F f) { return TableCell(f.note); }},
+  };
+  md += markdown_table(columns, row_pointers(fits));
   return md + "\n";
 }
 

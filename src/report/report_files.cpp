@@ -1,4 +1,4 @@
-// Writing a report's files in a fixed order, report.json last.
+// Writing a report's files in a fixed order: report.json and report.md first, the optional files after.
 #include "report/report_files.hpp"
 
 #include <filesystem>
@@ -24,40 +24,51 @@ std::string serve_csv(const RunReport& report) {
 }
 
 std::vector<std::string> report_file_names() {
-  std::vector<std::string> names = {"report.json", "report.md", kResultsCsvName, kServeCsvName};
+  std::vector<std::string> names = {"report.json", "report.md", kTraceFileName, kResultsCsvName,
+                                    kServeCsvName};
   for (const ReportArtifact& plot : plot_artifacts()) names.push_back(plot.file_name);
   return names;
 }
 
 WrittenFiles write_report_files(const RunReport& report, const std::string& dir, bool with_plots,
-                                const std::string& plot_script) {
+                                const std::string& plot_script, const std::vector<ExtraFile>& extra) {
   WrittenFiles written;
+  bool reports_written = false;
   const auto path_of = [&](const std::string& name) { return (fs::path(dir) / name).string(); };
-  const auto write_or_remove = [&](const std::string& name, bool has_data, const std::string& text) {
-    std::error_code ignored;
-    if (!has_data) {
-      fs::remove(path_of(name), ignored);
-      return;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    try {
+      write_file_atomically(path_of(name), text);
+    } catch (const Error& e) {
+      throw ReportWriteFault(e.message(), reports_written);
     }
-    write_file_atomically(path_of(name), text);
     written.paths.push_back(path_of(name));
   };
-  const std::string json_text = nlohmann::json(report).dump(2) + "\n";
+  const auto write_or_remove = [&](const std::string& name, bool has_data, const std::string& text) {
+    std::error_code ignored;
+    if (has_data)
+      write(name, text);
+    else
+      fs::remove(path_of(name), ignored);
+  };
+  write("report.json", nlohmann::json(report).dump(2) + "\n");
+  write("report.md", render_markdown(report));
+  reports_written = true;
+  for (const ExtraFile& file : extra) write(file.name, file.text);
   write_or_remove(kResultsCsvName, !report.results.empty(), results_csv(report));
   write_or_remove(kServeCsvName, !report.serve.levels.empty(), serve_csv(report));
   if (with_plots) {
-    const std::string plot_input = path_of(".report-for-plots.json");
-    write_file_atomically(plot_input, json_text);
-    PlotOutcome plots = make_plots(plot_input, dir, plot_script);
-    std::error_code ignored;
-    fs::remove(plot_input, ignored);
+    PlotOutcome plots = make_plots(path_of("report.json"), dir, plot_script);
     written.paths.insert(written.paths.end(), plots.written.begin(), plots.written.end());
     written.plot_message = plots.message;
   }
-  write_file_atomically(path_of("report.md"), render_markdown(report, existing_artifacts(dir)));
-  written.paths.push_back(path_of("report.md"));
-  write_file_atomically(path_of("report.json"), json_text);
-  written.paths.push_back(path_of("report.json"));
+  // report.md once more, now that the files it links exist.
+  if (const std::vector<ReportArtifact> artifacts = existing_artifacts(dir); !artifacts.empty()) {
+    try {
+      write_file_atomically(path_of("report.md"), render_markdown(report, artifacts));
+    } catch (const Error& e) {
+      throw ReportWriteFault(e.message(), reports_written);
+    }
+  }
   return written;
 }
 

@@ -68,7 +68,7 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
   level.concurrency = concurrency;
   level.requests = static_cast<int>(counted.size());
   std::vector<double> ttft, tpot, itl, e2el;
-  int from_usage = 0, from_chunks = 0;
+  std::map<TokenSource, int> sources;  // completed requests by where their token count came from
   long long prompt_tokens = 0;
   bool prompt_tokens_sent = false;
   for (const RequestRecord& r : counted) {
@@ -79,7 +79,7 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
       continue;
     }
     ++level.completed;
-    (r.usage_tokens ? from_usage : from_chunks) += 1;
+    ++sources[r.token_source()];
     const long long tokens = r.output_tokens();
     level.output_tokens += tokens;
     if (r.usage_prompt_tokens) {
@@ -95,9 +95,10 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
       itl.push_back(ms_between(r.content_times[i - 1], r.content_times[i]));
     if (tokens > 1) tpot.push_back((last - first) / static_cast<double>(tokens - 1));
   }
-  level.token_count_source = from_usage > 0 && from_chunks > 0 ? "mixed"
-                             : from_chunks > 0                 ? "chunks"
-                                                               : "usage";
+  level.token_count_source = sources.size() > 1    ? "mixed"
+                             : sources.size() == 1 ? to_string(sources.begin()->first)
+                                                   : "usage";
+  level.chunk_counted = sources[TokenSource::chunks];
   if (prompt_tokens_sent) level.input_tokens = prompt_tokens;
   std::map<std::string, std::optional<double>>& vllm = level.vllm_bench_serve;
   add_latency_metrics(vllm, "ttft", ttft, percentiles);

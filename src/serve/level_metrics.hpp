@@ -20,6 +20,8 @@ struct LevelWindow {
 //   TTFT = first content chunk - start; E2EL = last content chunk - start;
 //   ITL  = gaps between consecutive content chunks;
 //   TPOT = (E2EL - TTFT) / (output_tokens - 1), when output_tokens > 1.
+// output_tokens as RequestRecord::output_tokens counts them (usage, else max_tokens of an ignore_eos request
+// that ended by length, else chunks); token_count_source and chunk_counted say which.
 // Throughput counts the output tokens of completed requests whose chunks arrived inside the window (a chunk
 // is worth output_tokens / content_chunks tokens) and the completions after its begin, up to its end. When
 // fewer than `concurrency` requests completed inside the window (too few requests for a steady state), both

@@ -23,6 +23,13 @@ std::string generation_url(const ServeSpec& spec) {
   return endpoint_url(spec.endpoint, spec.api == ServeApi::chat ? "/v1/chat/completions" : "/v1/completions");
 }
 
+std::string not_found_hint(const ServeSpec& spec) {
+  const ServeApi other = spec.api == ServeApi::chat ? ServeApi::completions : ServeApi::chat;
+  return " from POST " + generation_url(spec) +
+         ": the server has no such route; if it serves the other API, try --api " + to_string(other) +
+         " (serve.api); else check --endpoint's base URL";
+}
+
 std::string approximate_prompt(int tokens, long long request_id) {
   static constexpr std::array<std::string_view, 16> kWords = {" the",  " of",  " and", " to",   " in", " is",
                                                               " that", " for", " it",  " with", " as", " on",

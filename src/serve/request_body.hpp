@@ -12,6 +12,11 @@ namespace k25 {
 std::string endpoint_url(const std::string& base, const std::string& v1_path);
 std::string generation_url(const ServeSpec& spec);  // /v1/completions or /v1/chat/completions
 
+// What to add to an HTTP 404 answer to a generation request: the URL that was posted to and the other API to
+// try: " from POST http://h:8000/v1/completions: the server has no such route; if it serves the other API,
+// try --api chat (serve.api); else check --endpoint's base URL".
+std::string not_found_hint(const ServeSpec& spec);
+
 // A prompt of roughly `tokens` tokens, built without a tokenizer: common English words that are one token in
 // the usual BPE vocabularies, so the real count is within about 10 % for most models. It starts with the
 // request id so that no two requests share a cached prefix.

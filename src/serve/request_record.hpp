@@ -30,6 +30,26 @@ inline constexpr const char* malformed_json = "malformed_json";  // a data event
 inline constexpr const char* transport = "transport";            // any other libcurl failure
 }  // namespace serve_error
 
+// Where a request's output token count comes from, best first.
+enum class TokenSource {
+  usage,       // the server's usage.completion_tokens
+  max_tokens,  // no usage, but ignore_eos was asked and the request ended by length: max_tokens were produced
+  // neither: the number of content chunks (a chunk may carry several tokens), so a TPOT from it is time per
+  // chunk
+  chunks,
+};
+inline const char* to_string(TokenSource source) {
+  switch (source) {
+    case TokenSource::usage:
+      return "usage";
+    case TokenSource::max_tokens:
+      return "max_tokens";
+    case TokenSource::chunks:
+      return "chunks";
+  }
+  return "?";
+}
+
 struct RequestRecord {
   long long id = 0;
   bool warmup = false;
@@ -38,13 +58,29 @@ struct RequestRecord {
   std::vector<SteadyTime> content_times;         // arrival of each chunk carrying generated text
   std::optional<long long> usage_tokens;         // usage.completion_tokens when the server sent it
   std::optional<long long> usage_prompt_tokens;  // usage.prompt_tokens when the server sent it
+  std::string finish_reason;  // the stream's last choices[].finish_reason ("length", "stop")
+  // max_tokens when ignore_eos was asked (the server had to produce that many), else 0
+  long long forced_tokens = 0;
   bool ok = false;
   std::string error_class;  // one of serve_error::*, empty when ok
   std::string error_message;
 
-  // Output tokens: usage.completion_tokens when sent, else the number of content chunks.
+  TokenSource token_source() const {
+    if (usage_tokens) return TokenSource::usage;
+    if (forced_tokens > 0 && finish_reason == "length") return TokenSource::max_tokens;
+    return TokenSource::chunks;
+  }
+  // Output tokens from token_source(): usage.completion_tokens, max_tokens, or the number of content chunks.
   long long output_tokens() const {
-    return usage_tokens ? *usage_tokens : static_cast<long long>(content_times.size());
+    switch (token_source()) {
+      case TokenSource::usage:
+        return *usage_tokens;
+      case TokenSource::max_tokens:
+        return forced_tokens;
+      case TokenSource::chunks:
+        break;
+    }
+    return static_cast<long long>(content_times.size());
   }
 };
 

@@ -59,7 +59,7 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
       warmup.warmup = true;
       if (client.run(warmup).interrupted) {
         report.stopped_reason =
-            fmt::format("interrupted by signal {} before concurrency {}", interrupt_signal(), concurrency);
+            fmt::format("{}, before concurrency {}", interruption_reason(interrupt_signal()), concurrency);
         break;
       }
     }
@@ -76,17 +76,23 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
       };
     }
     const BatchResult batch = client.run(plan);
-    if (batch.interrupted) {  // a partial level would read as a measured one: leave it out
-      report.stopped_reason =
-          fmt::format("interrupted by signal {} during concurrency {}", interrupt_signal(), concurrency);
-      break;
-    }
     ServeLevel level = summarize_level(concurrency, batch.records, batch.window, spec.percentiles);
     level.warmup_requests = std::max(spec.warmup_requests, 0);
+    if (batch.interrupted) {
+      // The requests that finished are measured; the level says it is partial (the ones in flight are lost).
+      level.interrupted = true;
+      level.planned_requests = plan.count;
+      report.stopped_reason =
+          fmt::format("{}, during concurrency {} ({} of {} requests completed{})",
+                      interruption_reason(interrupt_signal()), concurrency, level.completed, plan.count,
+                      level.completed > 0 ? ", kept as a partial level" : "");
+      if (level.completed == 0) break;  // nothing measured at this level
+    }
     if (level.completed > 0)
       report.token_count_source = combined_source(report.token_count_source, level.token_count_source);
     if (on_level) on_level(report, level);
     report.levels.push_back(std::move(level));
+    if (batch.interrupted) break;
   }
   report.ran = true;
   return report;

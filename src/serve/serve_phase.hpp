@@ -28,7 +28,9 @@ using ServeProgressSink = std::function<void(const LevelProgress& progress)>;
 // (spec.warmup_requests, at most C at once, not counted), then spec.requests counted requests (0: max(8, 4
 // C)), closed loop at C in flight, or Poisson arrivals at spec.request_rate capped at C in flight. With
 // spec.endpoint empty nothing is sent: ran = false and skipped_reason says why. Failed requests are counted
-// by class, never thrown; the endpoint is not pre-checked here (call check_endpoint_reachable first).
+// by class, never thrown; the endpoint is not pre-checked here (call check_endpoint_reachable first). A
+// signal (interrupt_signal) stops the phase with stopped_reason: the level it interrupted is kept, marked
+// interrupted, when some of its requests completed (and handed to on_level like a whole one).
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
                             const ServeProgressSink& on_progress = {});
 

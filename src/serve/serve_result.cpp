@@ -19,6 +19,10 @@ std::string describe_errors(const ServeLevel& level) {
   return text;
 }
 
+bool tpot_per_chunk(const ServeLevel& level) {
+  return level.chunk_counted > 0;
+}
+
 namespace {
 
 nlohmann::json optional_numbers(const std::map<std::string, std::optional<double>>& values) {
@@ -64,10 +68,16 @@ void to_json(nlohmann::json& j, const ServeLevel& l) {
       {"warmup_requests", l.warmup_requests},
       {"window_kind", l.window_kind},
       {"token_count_source", l.token_count_source},
+      {"chunk_counted", l.chunk_counted},
+      {"tpot_per", tpot_per_chunk(l) ? "chunk" : "token"},
       {"error_examples", l.error_examples},
       {"duration_s", l.duration_s},
       {"input_tokens", l.input_tokens ? nlohmann::json(*l.input_tokens) : nlohmann::json(nullptr)},
       {"vllm_bench_serve", optional_numbers(l.vllm_bench_serve)}};
+  if (l.interrupted) {
+    j["interrupted"] = true;
+    j["planned_requests"] = l.planned_requests;
+  }
 }
 
 void from_json(const nlohmann::json& j, ServeLevel& l) {
@@ -95,11 +105,18 @@ void from_json(const nlohmann::json& j, ServeLevel& l) {
   l.warmup_requests = json_integer_or(j, "warmup_requests", 0, 0);
   l.window_kind = j.value("window_kind", "");
   l.token_count_source = j.value("token_count_source", "");
+  // Reports before chunk_counted: "chunks" counted every request by chunks, "mixed" (usage and chunks) some.
+  const int counted_before = l.token_count_source == "chunks"  ? l.completed
+                             : l.token_count_source == "mixed" ? 1
+                                                               : 0;
+  l.chunk_counted = json_integer_or(j, "chunk_counted", counted_before, 0);
   l.error_examples = j.value("error_examples", std::map<std::string, std::string>{});
   l.duration_s = j.value("duration_s", 0.0);
   if (j.contains("input_tokens") && !j["input_tokens"].is_null())
     l.input_tokens = json_integer_at<long long>(j, "input_tokens", 0LL);
   l.vllm_bench_serve = read_optional_numbers(j, "vllm_bench_serve");
+  l.interrupted = j.value("interrupted", false);
+  l.planned_requests = json_integer_or(j, "planned_requests", 0, 0);
 }
 
 void to_json(nlohmann::json& j, const ServeReport& r) {

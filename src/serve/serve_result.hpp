@@ -27,10 +27,17 @@ struct ServeLevel {
   long long output_tokens = 0;     // counted output tokens of completed requests
   int warmup_requests = 0;         // issued before the level, not counted
   std::string window_kind;         // "steady" or "level_span" (too few requests for a steady window)
-  std::string token_count_source;  // this level's: "usage", "chunks" or "mixed"
+  std::string token_count_source;  // this level's: "usage", "max_tokens", "chunks" or "mixed" (TokenSource)
+  // Completed requests counted by chunks (no usage, no ignore_eos length end): where any is, TPOT is (partly)
+  // time per chunk, not per token, and no attribution is made from it. report.json also writes "tpot_per".
+  int chunk_counted = 0;
   std::map<std::string, std::string> error_examples;  // error class -> first message seen
   double duration_s = 0;  // first counted request's start to the last one's end (vllm bench serve's duration)
   std::optional<long long> input_tokens;  // sum of usage.prompt_tokens of completed requests that sent it
+  // Stopped by a signal while it ran: its figures are over the requests that finished before (requests),
+  // out of planned_requests.
+  bool interrupted = false;
+  int planned_requests = 0;
   // The level in vllm bench serve's names (its result JSON): completed, duration, total_input_tokens,
   // total_output_tokens, request_throughput, output_throughput, total_token_throughput, and mean_, median_,
   // std_ and pNN_ of ttft_ms, tpot_ms, itl_ms, e2el_ms. A value is null when it has no sample.
@@ -40,13 +47,19 @@ struct ServeLevel {
 // The request outcomes of a level in words: "http_5xx 6 (HTTP 500: injected server failure)".
 std::string describe_errors(const ServeLevel& level);
 
+// True where the level's TPOT is (partly) time per chunk: some completed request's token count is its chunk
+// count, because the server sent no usage and the request did not end by length with ignore_eos.
+bool tpot_per_chunk(const ServeLevel& level);
+
 struct ServeReport {
   bool ran = false;
   std::string skipped_reason;  // why the phase did not run ("no endpoint configured", ...)
-  std::string stopped_reason;  // why it stopped before its last level (a signal); the levels before are whole
+  std::string stopped_reason;  // why it stopped before its last level (a signal); an interrupted level is
+                               // kept when requests of it completed (ServeLevel::interrupted)
   std::string endpoint, api, model;
   std::string ttft_definition;     // e.g. "first chunk carrying content"
-  std::string token_count_source;  // "usage" (server's completion_tokens) or "chunks" (counted) or "mixed"
+  std::string token_count_source;  // "usage" (server's completion_tokens), "max_tokens" (ignore_eos and a
+                                   // length end), "chunks" (counted), or "mixed"
   std::string e2el_definition;     // e.g. "request start to last chunk carrying content"
   std::string clock;               // where and how times are taken
   int prompt_tokens = 0, max_tokens = 0;

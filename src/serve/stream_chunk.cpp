@@ -73,6 +73,8 @@ StreamChunk interpret_stream_chunk(std::string_view data) {
     for (const auto& choice : *choices) {
       if (!choice.is_object()) continue;
       chunk.content_bytes += text_bytes(choice, "text");
+      if (const auto finish = choice.find("finish_reason"); finish != choice.end() && finish->is_string())
+        chunk.finish_reason = finish->get<std::string>();
       if (const auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
         chunk.content_bytes += text_bytes(*delta, "content") + text_bytes(*delta, "reasoning_content") +
                                text_bytes(*delta, "reasoning");

@@ -20,6 +20,7 @@ struct StreamChunk {
   std::size_t content_bytes = 0;               // bytes of generated text in this chunk
   std::optional<long long> completion_tokens;  // usage.completion_tokens when the chunk carries usage
   std::optional<long long> prompt_tokens;      // usage.prompt_tokens when the chunk carries usage
+  std::string finish_reason;                   // choices[].finish_reason when a choice carries one ("length")
   std::string error_message;                   // for error and malformed
 };
 

@@ -172,7 +172,7 @@ void StreamingClient::launch(Transfer& transfer, bool warmup) {
   check_easy(curl_easy_setopt(easy, CURLOPT_POSTFIELDS, transfer.body.c_str()),
              "curl_easy_setopt(CURLOPT_POSTFIELDS)");
   const SteadyTime start = SteadyClock::now();
-  transfer.response.emplace(id, warmup, start);
+  transfer.response.emplace(id, warmup, start, spec_.ignore_eos ? spec_.max_tokens : 0);
   transfer.last_byte = start;
   check_multi(curl_multi_add_handle(multi_.get(), easy), "curl_multi_add_handle");
   transfer.active = true;
@@ -220,6 +220,7 @@ RequestRecord StreamingClient::complete(Transfer& transfer, int curl_result) {
   transfer.active = false;
   RequestRecord record = transfer.response->finish(end, now);
   transfer.response.reset();
+  if (!record.ok && end.http_status == 404) record.error_message += not_found_hint(spec_);
   return record;
 }
 

@@ -10,8 +10,9 @@ constexpr std::size_t kMaxEventBytes = 1 << 20;
 constexpr std::size_t kMaxErrorBodyBytes = 64 << 10;
 }  // namespace
 
-StreamingResponse::StreamingResponse(long long id, bool warmup, SteadyTime start) {
+StreamingResponse::StreamingResponse(long long id, bool warmup, SteadyTime start, long long forced_tokens) {
   record_.id = id;
+  record_.forced_tokens = forced_tokens;
   record_.warmup = warmup;
   record_.start = start;
 }
@@ -25,6 +26,7 @@ bool StreamingResponse::on_body(std::string_view bytes, SteadyTime now) {
     const StreamChunk chunk = interpret_stream_chunk(event.data);
     if (chunk.completion_tokens) record_.usage_tokens = chunk.completion_tokens;
     if (chunk.prompt_tokens) record_.usage_prompt_tokens = chunk.prompt_tokens;
+    if (!chunk.finish_reason.empty()) record_.finish_reason = chunk.finish_reason;
     switch (chunk.kind) {
       case ChunkKind::content:
         record_.content_times.push_back(now);

@@ -29,7 +29,9 @@ struct TransferEnd {
 
 class StreamingResponse {
  public:
-  StreamingResponse(long long id, bool warmup, SteadyTime start);
+  // `forced_tokens`: max_tokens when the request asked for ignore_eos (the server must produce that many),
+  // else 0; a stream without usage that ends by "length" counts them (RequestRecord::output_tokens).
+  StreamingResponse(long long id, bool warmup, SteadyTime start, long long forced_tokens = 0);
 
   // Body bytes of a 200 response arrived at `now`. Returns false when the transfer should be abandoned
   // (malformed JSON, oversized event): the reason is kept for the verdict.

@@ -30,13 +30,17 @@ std::string shared_gpu_problem(const std::vector<std::string>& bus_ids, const st
     const auto [found, inserted] = first_rank_of.emplace(bus, static_cast<int>(rank));
     if (inserted) continue;
     return fmt::format(
-        "--backend nccl: host {} runs {} ranks but local ranks {} and {} would both drive GPU {}; "
-        "NCCL needs one GPU per rank (two ranks on one GPU are refused): give each rank its own "
-        "device (CUDA_VISIBLE_DEVICES per rank, Slurm --gpus-per-task=1), start fewer ranks, or "
-        "run with --backend mpi",
+        "host {} runs {} ranks but local ranks {} and {} would both drive GPU {}; NCCL needs one GPU per "
+        "rank "
+        "(two ranks on one GPU are refused): give each rank its own device (CUDA_VISIBLE_DEVICES per rank, "
+        "Slurm --gpus-per-task=1), or start fewer ranks",
         host, bus_ids.size(), found->second, rank, bus);
   }
   return {};
+}
+
+std::string nccl_refusal(const std::string& problem) {
+  return "--backend nccl: " + problem + "; or run with --backend mpi";
 }
 
 }  // namespace k25

@@ -30,4 +30,8 @@ DevicePlacement place_rank_on_device(int local_rank, int local_size, int visible
 // Empty ids (unknown) are never counted as shared.
 std::string shared_gpu_problem(const std::vector<std::string>& bus_ids, const std::string& host);
 
+// What --backend nccl says when a placement problem refuses it: "--backend nccl: PROBLEM; or run with
+// --backend mpi".
+std::string nccl_refusal(const std::string& problem);
+
 }  // namespace k25

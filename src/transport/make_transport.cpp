@@ -28,8 +28,7 @@ ChosenTransport choose(const RunConfig& config, const RankContext& context, cons
   const DevicePlacement placement = nccl.choose_device(context, config.transport.emulate_ranks);
   const std::string problem = first_problem(context.world(), placement.problem);
   if (!problem.empty()) {
-    if (backend == Backend::nccl)
-      throw UsageError("--backend nccl: " + problem + "; or run with --backend mpi");
+    if (backend == Backend::nccl) throw UsageError(nccl_refusal(problem));
     return {std::make_unique<MpiTransport>(transport_options(config), context), "mpi: auto, and " + problem};
   }
   const std::string how = backend == Backend::nccl ? "asked for with --backend nccl" : "auto";

@@ -16,6 +16,7 @@
 #include "common/bounded_wait.hpp"
 #include "common/error.hpp"
 #include "transport/check_pattern.hpp"
+#include "transport/op_wait_point.hpp"
 
 namespace k25 {
 namespace {
@@ -26,25 +27,6 @@ int to_int_count(std::uint64_t count, const char* what) {
         fmt::format("{} of {} elements exceeds MPI's int count limit on the host transport", what, count));
   return static_cast<int>(count);
 }
-
-// The op a timed-out wait names, described only on expiry: "MPI_Allreduce of allreduce at 16 tokens, op 37 of
-// 122 (14336 bytes)". Bytes: the AllReduce's vector, or what this rank sends.
-struct OpPoint final : WaitPoint {
-  OpPoint(const char* call_name, const OpBurst& ops, std::size_t index, std::size_t sent,
-          bool correctness_pass)
-      : call(call_name), burst(ops), op_index(index), bytes(sent), verifying(correctness_pass) {}
-  std::string describe() const override {
-    const CollectiveOp& op = burst.ops[op_index];
-    return fmt::format("{} of {}, op {} of {} ({} bytes{}{})", call, burst.what, op_index, burst.ops.size(),
-                       bytes, op.kind == CollectiveKind::alltoallv ? " sent by this rank" : "",
-                       verifying ? ", correctness pass" : "");
-  }
-  const char* call;
-  const OpBurst& burst;
-  std::size_t op_index;
-  std::size_t bytes;
-  bool verifying;
-};
 
 // Touches every page so that first-use page faults do not land in a timed region.
 void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
@@ -80,10 +62,7 @@ MpiTransport::MpiTransport(const TransportOptions& options, const RankContext& c
   // Test-only switch: the path taken without MPI_THREAD_MULTIPLE, on a library that has it.
   const char* waits = std::getenv("K25_HOST_WAITS");
   const bool polled = waits != nullptr && std::string(waits) == "polled";
-  if (level == MPI_THREAD_MULTIPLE && !polled)
-    watchdog_ = std::make_unique<WaitWatchdog>(
-        context.collective_timeout_s(),
-        [&context](const std::string& op) { end_job_after_timeout(context, op); });
+  if (level == MPI_THREAD_MULTIPLE && !polled) watchdog_ = make_rank_watchdog(context);
 }
 
 std::string MpiTransport::caveat(int ranks) const {
@@ -178,12 +157,12 @@ void MpiTransport::run_collective(const PreparedBurst& burst, std::size_t op_ind
   // One launch per kind: the blocking call armed on the watchdog, or the non-blocking one polled.
   const auto run = [&](const char* blocking_name, const char* started_name, auto&& blocking, auto&& started) {
     if (watchdog_) {
-      const OpPoint point{blocking_name, burst.burst, op_index, sent, verifying};
+      const OpWaitPoint point{blocking_name, &burst.burst, op_index, sent, verifying};
       const ArmedWait armed(*watchdog_, point);
       K25_MPI_CHECK(blocking());
       return;
     }
-    const OpPoint point{started_name, burst.burst, op_index, sent, verifying};
+    const OpWaitPoint point{started_name, &burst.burst, op_index, sent, verifying};
     K25_MPI_CHECK(started());
     wait_bounded(request, context_, [&] { return point.describe(); });
   };
@@ -230,7 +209,7 @@ void MpiTransport::run_collective(const PreparedBurst& burst, std::size_t op_ind
 // Test only (--inject-hang): this rank stops before the op. Its peers' waits time out and end the job; should
 // they not (one rank), its own watchdog does.
 void MpiTransport::stall(const PreparedBurst& burst, std::size_t op_index) {
-  const OpPoint point{"the hang injected by --inject-hang ahead", burst.burst, op_index, 0, false};
+  const OpWaitPoint point{"the hang injected by --inject-hang ahead", &burst.burst, op_index};
   std::optional<ArmedWait> armed;
   if (watchdog_) armed.emplace(*watchdog_, point);
   const auto until = std::chrono::steady_clock::now() +
@@ -321,7 +300,9 @@ std::uint64_t MpiTransport::verify(BurstId id, std::size_t op_index) {
     case CollectiveKind::allgather: {
       const auto bytes = static_cast<std::size_t>(args.count);
       auto* mine = reinterpret_cast<std::uint8_t*>(input(op));
-      if (!options_.in_place) std::memset(recv_.data(), 0, recv_.size());
+      // In place too: this rank's part (the input, inside the result) is filled after, so a gather that did
+      // nothing leaves the other parts zero and is counted.
+      std::memset(recv_.data(), 0, recv_.size());
       for (std::size_t j = 0; j < bytes; ++j) mine[j] = check::allgather_byte(me, j);
       run_op(burst, op_index, true);
       const auto* all = reinterpret_cast<const std::uint8_t*>(result(op));

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/call_watchdog.hpp"
 #include "common/rank_context.hpp"
-#include "common/wait_watchdog.hpp"
 #include "transport/mpi_bf16_sum.hpp"
 #include "transport/peer_layout.hpp"
 #include "transport/transport.hpp"
@@ -60,7 +60,7 @@ class MpiTransport final : public Transport {
   std::vector<std::byte> send_, recv_, rows_;
   std::vector<PreparedBurst> bursts_;
   std::vector<double> marks_;
-  std::unique_ptr<WaitWatchdog> watchdog_;  // null without MPI_THREAD_MULTIPLE: polled non-blocking ops
+  std::unique_ptr<CallWatchdog> watchdog_;  // null without MPI_THREAD_MULTIPLE: polled non-blocking ops
 };
 
 }  // namespace k25

@@ -1,6 +1,6 @@
 // The NCCL transport as k25core sees it: one small table of functions, filled by k25nccl where CUDA and NCCL
-// were found (nccl::nccl_backend(), transport/nccl/nccl_backend.hpp), else by absent_nccl_backend(). Only the
-// app knows which one is linked and passes it down, so that k25core links on its own in every build.
+// were found (nccl::nccl_backend(), transport/nccl/built_nccl_backend.hpp), else by absent_nccl_backend().
+// Only the app knows which one is linked and passes it down, so that k25core links on its own in every build.
 #pragma once
 
 #include <memory>

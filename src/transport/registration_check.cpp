@@ -61,10 +61,17 @@ std::string registration_problem(NcclRegister mode, const RegistrationFacts& fac
                    switched_off(facts.cumem_enable_env, "NCCL_CUMEM_ENABLE",
                                 "the cuMem allocations that symmetric windows need")})
     if (!off.empty()) return flag + ": " + off;
-  if (facts.ranks <= 1) return {};
   constexpr const char* kWhy =
       "NCCL runs its symmetric kernels only between GPUs of one host linked by NVLink, and elsewhere would "
       "accept the registration and not use it";
+  // NCCL enables symmetric windows only where every local peer is reached by direct P2P (init.cc:
+  // symmetricSupport = isAllDirectP2p && nNodes == 1 && ...), and isAllDirectP2p is false with one local rank
+  // (transport.cc); ncclCommWindowRegister then hands back a local registration under the window's name.
+  if (facts.ranks <= 1)
+    return fmt::format(
+        "{}: {}; at one rank NCCL registers the window as a local buffer (no peer to reach). Use "
+        "--nccl-register local or none at one rank",
+        flag, kWhy);
   if (facts.emulated)
     return fmt::format(
         "{}: {}; emulated ranks talk through NCCL's socket transport. Use --nccl-register local "

@@ -30,9 +30,9 @@ constexpr int kSymmetricRegisterMinVersion = 22703;
 
 // Why `mode` cannot take effect with `facts` (a sentence naming the flag and what to do), or "" where it can.
 // none always can. local needs a known NCCL >= 2.19 and NCCL_LOCAL_REGISTER not 0. symmetric needs a known
-// NCCL >= 2.27.3, NCCL_WIN_ENABLE and NCCL_CUMEM_ENABLE not 0, and, above one rank, one host whose GPUs are
-// all linked by NVLink (NCCL's symmetric kernels run only there): emulated ranks, PCIe and several hosts are
-// refused.
+// NCCL >= 2.27.3, NCCL_WIN_ENABLE and NCCL_CUMEM_ENABLE not 0, more than one rank, and one host whose GPUs
+// are all linked by NVLink (NCCL's symmetric kernels run only there): one rank, emulated ranks, PCIe and
+// several hosts are refused.
 std::string registration_problem(NcclRegister mode, const RegistrationFacts& facts);
 
 // "2.28.9" -> 22809 (NCCL's NCCL_VERSION(major, minor, patch) for 2.9 and later); 0 where `dotted` is not

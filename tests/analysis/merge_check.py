@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`k25comm report COMM --serve SERVE` never overwrites an input (checksums before and after), writes into a new
 folder it names (or --out), refuses an --out where it would replace an input (exit 2), and the merged notes agree
-with the data (no "serve phase skipped" once serve results are in).
+with the data (no "serve phase skipped" once serve results are in; a served model that is not the replayed one
+noted and tagged).
 
 usage: merge_check.py K25COMM DATA_DIR WORK_DIR
 """
@@ -87,4 +88,26 @@ done = run(comm_path, "--serve", serve_path, "--out", elsewhere)
 if done.returncode != 0 or not os.path.isfile(os.path.join(elsewhere, "report.json")):
     fail("--out elsewhere did not write the merged report there")
 inputs_unchanged("after --out elsewhere")
+
+# Issue 21 item 3: a serve run whose endpoint served another model than the replayed one (a mock's "gpt-5.2")
+# merges, with a note and a headline tag saying so.
+with open(serve_path) as f:
+    foreign = json.load(f)
+foreign["serve"]["model"] = "gpt-5.2"
+foreign_path = os.path.join(work, "serve", "foreign.json")
+with open(foreign_path, "w") as f:
+    json.dump(foreign, f)
+done = run(comm_path, "--serve", foreign_path, "--out", os.path.join(work, "foreign"))
+if done.returncode != 0:
+    fail(f"merging a foreign served model exited {done.returncode}")
+with open(os.path.join(work, "foreign", "report.json")) as f:
+    merged = json.load(f)
+model = merged["run"]["config"]["model"]["name"]
+note = f"served model: the endpoint served 'gpt-5.2', the replay is of {model}"
+if not any(n.startswith(note) for n in merged["run"]["notes"]):
+    fail(f"no note that the served model is not {model}: {merged['run']['notes']}")
+if not all(f"served model gpt-5.2, not {model}" in sentence for sentence in merged["headline"]):
+    fail(f"the headline does not carry the served model: {merged['headline']}")
+if f"served model gpt-5.2, not {model}" not in done.stdout:
+    fail("the merge's headline on the console lacks the tag")
 print("ok: the merge wrote to a new folder, refused to overwrite its inputs, and its notes agree with its data")

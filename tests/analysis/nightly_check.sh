@@ -6,21 +6,7 @@
 # usage: nightly_check.sh SOURCE_DIR K25COMM WORK_DIR
 set -euo pipefail
 src=$1 k25comm=$2 work=$3
-data=$src/tests/analysis/data
-rm -rf "$work" && mkdir -p "$work"
-cp "$data/pcie-report.json" "$work/baseline.json"
-printf 'model: {name: kimi-k2.5}\n' > "$work/config.yaml"
-fail() { echo "FAIL: $*"; exit 1; }
-nightly() {
-  local name=$1
-  shift
-  set +e
-  "$src/tools/nightly" --config "$work/config.yaml" --baseline "$work/baseline.json" --np "${NP:-8}" \
-    --out-root "$work/$name" --mpirun "$src/tests/analysis/fake_mpirun.sh" --k25comm "$k25comm" "$@"
-  local rc=$?
-  set -e
-  return $rc
-}
+source "$src/tests/analysis/nightly_lib.sh" pcie
 
 K25_FAKE_REPORT=$data/pcie-report.json nightly same && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || fail "same report: exit $rc, expected 0"

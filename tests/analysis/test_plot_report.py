@@ -84,16 +84,59 @@ class PlotTests(unittest.TestCase):
         # The PCIe fixture's EP bar at C=128 is 146 % of TPOT: marked, and the axis leaves room above it.
         self.assertTrue(any("> TPOT!" in t for t in texts), texts)
 
+    def test_attribution_title_is_inside_the_picture(self):
+        # Issue 21: the title ran past the figure's left edge ("unication of one decode step...") where the
+        # figure is narrowest: one concurrency.
+        one_level = copy.deepcopy(self.reports[0][1])
+        one_level["attribution"] = one_level["attribution"][:1]
+        for reports in ([(self.reports[0][0], one_level)], self.reports):
+            figure = self.plot.attribution_figure(self.plt, reports)
+            figure.tight_layout()
+            figure.canvas.draw()
+            renderer = figure.canvas.get_renderer()
+            title = figure.axes[0].title.get_window_extent(renderer)
+            width = figure.bbox.width
+            self.assertGreaterEqual(title.x0, 0, (title, width))
+            self.assertLessEqual(title.x1, width, (title, width))
+
+    def test_serve_curve_is_labelled_by_the_serving_side(self):
+        # A merged report: the replay's label (topology, ranks, transport) means nothing for HTTP latencies.
+        merged = copy.deepcopy(self.reports[0][1])
+        merged["serve"]["model"] = "gpt-5.2"
+        merged["serve"]["endpoint"] = "http://127.0.0.1:6556/v1"
+        merged["serve"]["levels"][0]["tpot_per"] = "chunk"
+        figure = self.plot.serve_figure(self.plt, [(self.plot.label_of(merged), merged)])
+        labels = figure.axes[0].get_legend_handles_labels()[1]
+        self.assertEqual(labels, ["gpt-5.2 at 127.0.0.1:6556 [TPOT per chunk]"])
+        self.assertNotIn("ranks", labels[0])
+
+    def test_names_come_before_the_labels(self):
+        out = os.path.join(WORK, "named")
+        shutil.rmtree(out, ignore_errors=True)
+        pcie = os.path.join(DATA, "pcie-report.json")
+        done = subprocess.run([sys.executable, SCRIPT, pcie, pcie, "--out", out, "--name", "baseline", "--name",
+                               "this run"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertEqual(self.plot.named(["a", "a"], ["baseline", "this run"], ["x/r.json", "y/r.json"]),
+                         ["baseline (a)", "this run (a)"])
+        self.assertEqual(self.plot.named(["a", "a"], [], ["x/r.json", "y/r.json"]), ["a (x)", "a (y)"])
+        done = subprocess.run([sys.executable, SCRIPT, pcie, pcie, "--out", out, "--name", "baseline"],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertIn("give one per report", done.stderr)
+
     def test_two_reports_write_four_plots_with_a_python_without_matplotlib_first(self):
         out = os.path.join(WORK, "two")
         shutil.rmtree(out, ignore_errors=True)
         venv = os.path.join(WORK, "venv-without-matplotlib")
         if not os.path.exists(os.path.join(venv, "bin", "python3")):
-            made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], capture_output=True)
+            made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], capture_output=True,
+                                  timeout=120)
             if made.returncode != 0:
                 self.skipTest("python3 -m venv is not available here")
         python = os.path.join(venv, "bin", "python3")
-        self.assertNotEqual(subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode, 0)
+        self.assertNotEqual(subprocess.run([python, "-c", "import matplotlib"], capture_output=True,
+                                           timeout=60).returncode, 0)
         env = dict(os.environ, K25_PYTHON=sys.executable)
         env.pop("K25_PLOT_REEXEC", None)
         done = subprocess.run([python, SCRIPT, os.path.join(DATA, "pcie-report.json"),

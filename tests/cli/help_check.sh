@@ -1,6 +1,6 @@
 #!/bin/bash
 # k25comm --help: exit 0, the subcommands, the key options, and where the default config is looked for (the paths
-# tried, in order, the one found marked), as the running binary's location gives them.
+# tried, in order, the one found marked), as the running binary's location gives them; a subcommand's help without it.
 # Usage: help_check.sh K25COMM
 set -u
 bin=$(realpath "$1")
@@ -19,6 +19,11 @@ for option in --sizes,--config --out --tokens --iters --warmup --time-budget --p
   expect "$option"
 done
 grep -qF -- "--inject-hang" <<<"$output" && fail "a hidden test-only option is listed"
+# A subcommand's help is about the subcommand: not the measuring command's default-config search.
+for subcommand in compare report capture; do
+  sub_help=$("$bin" $subcommand --help 2>&1) || fail "$subcommand --help exits non-zero"
+  grep -qF "Without --sizes" <<<"$sub_help" && fail "$subcommand --help ends with the default-config search"
+done
 
 # The default config: ./configs/kimi.yaml, then beside the executable (share/k25comm, then the folder above it);
 # the first that exists is marked. Run from an empty folder, so that the first never exists.

@@ -1,53 +1,181 @@
 #!/bin/bash
 # k25comm itself on a GPU host (one rank unless stated), checked from its exit code, output and report.json.
 # usage: k25comm_gpu_check.sh CHECK K25COMM DEVICE_COUNT_EXE CONFIG OUT_DIR [MPIRUN]
-#   eager-graph     one rank, --backend nccl, eager and graph modes: exit 0, transport nccl, wrong == 0 everywhere
-#   watchdog        an injected hang at allreduce 8 tokens op 3 with --timeout 5: exit 3 within the timeout plus
-#                   slack, the message names rank, op and token count, and the journal kept the 1-token results
-#   too-many-ranks  one more rank than GPUs under mpirun: exit 2 with a clear message, before NCCL is touched
-#   device-only     one rank, --device-only, eager and graph: exit 0, wrong == 0, results marked device_only
-#   graph-padding   one rank, allreduce at tokens 3 and 5, eager and graph: graph results measured at the capture
-#                   sizes 4 and 8 (requested_tokens 3 and 5, the padded count's bytes), eager ones at 3 and 5
-#   decode          the decode timing mode: one rank, then 4 emulated ranks (--emulate-ranks), eager and decode,
-#                   20 us gaps + 40 us per layer + up to 5 us of skew: exit 0, wrong == 0, decode figures present,
-#                   the busy kernels' measured gaps at least the configured ones, a join cost per point
-#   register        --nccl-register local and symmetric at one rank (kimi.yaml: AllReduce, dispatch, combine;
-#                   kimi-vllm-tp8.yaml: AllReduce and the logits AllGather), eager and graph: exit 0, wrong == 0,
-#                   the registration in the config and the notes; then 4 emulated ranks: local runs with wrong == 0
-#                   and says sockets cannot use it, symmetric is refused (exit 2, the reason) before measuring
-#   emulated-N      N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
-#                   eager and graph, wrong == 0 for allreduce, dispatch and combine (8x8 routing matrices),
-#                   topology kind "emulated" and its note
-#   emulated-kill   4 emulated ranks; SIGKILL of rank 2 mid-sweep: the job ends within the timeout plus slack,
-#                   non-zero, and the journal keeps every result gathered before (and re-renders)
-#   emulated-hang   4 emulated ranks; an injected hang on rank 2 only: exit 3 within the timeout plus slack, and the
-#                   output names rank 2 as the rank where the hang was injected
+#   version          --version names device code this GPU runs (its sm_XY, or an older one of its major) and the
+#                    NCCL the process loaded
+#   eager-graph      one rank, --backend nccl, eager and graph modes: exit 0, transport nccl, wrong == 0 everywhere
+#   watchdog         an injected hang at allreduce 8 tokens op 3 with --timeout 5: exit 3 within 35 s, the message
+#                    names rank, op and token count, and the journal kept the 1-token results
+#   too-many-ranks   one more rank than GPUs under mpirun: exit 2 with one clear message, before NCCL is touched
+#   device-only      one rank, --device-only, eager and graph: exit 0, wrong == 0, results marked device_only
+#   graph-padding    one rank, allreduce at tokens 3 and 5, eager and graph: graph results measured at the capture
+#                    sizes 4 and 8 (requested_tokens 3 and 5, the padded count's bytes), eager ones at 3 and 5
+#   decode           the decode timing mode at one rank, eager and decode, 20 us gaps + 40 us per layer + up to 5 us
+#                    of skew: exit 0, wrong == 0, the busy kernels' measured gaps at least the configured ones, a
+#                    join cost per point
+#   decode-emulated  the same at 4 emulated ranks
+#   register         --nccl-register local at one rank (kimi.yaml: AllReduce, dispatch, combine; kimi-vllm-tp8.yaml:
+#                    AllReduce and the logits AllGather), eager and graph: exit 0, wrong == 0, the registration in
+#                    the config and the notes; symmetric at one rank refused (exit 2, the reason) before measuring
+#   register-emulated local at 4 emulated ranks: wrong == 0 and the note that sockets cannot use it; symmetric
+#                    refused (exit 2) before measuring
+#   emulated-N       N ranks on the visible GPU(s) with --emulate-ranks (N = 4, 8, ...): kimi at 1 and 16 tokens,
+#                    eager and graph, wrong == 0 for allreduce, dispatch and combine (NxN routing matrices),
+#                    topology kind "emulated" and its note
+#   emulated-kill    4 emulated ranks; SIGKILL of rank 2 mid-sweep (eager): the job ends within 60 s, non-zero,
+#                    no rank left, and the journal keeps every result gathered before (and re-renders)
+#   emulated-hang    4 emulated ranks; an injected hang on rank 2 only, eager: exit 3 within 50 s, naming rank 2
+#   emulated-hang-graph the same in graph mode (the hang inside the captured graph): every rank destroys its graphs
+#                    before ncclCommAbort, so the job still ends with exit 3 in time
 #   emulated-slowest 4 emulated ranks; rank 2 arrives 20 ms late at every trial: every result names it slowest
-# Exits 77 (skipped) where no CUDA device is visible. Ranks inherit the environment (one host), so an MPS pipe
-# directory exported by the caller reaches them.
+# Exits 77 (skipped) where no CUDA device is visible. Every command runs under a time limit (tools/bench/
+# time_limits.sh) that ends strictly before the caller's deadline (K25_DEADLINE; without one, 290 s from now:
+# ctest gives 300). Ranks inherit the environment (one host), so an MPS pipe directory exported by the caller
+# reaches them.
 set -u
 check=$1 k25comm=$2 device_count=$3 config=$4 out=$5 mpirun=${6:-mpirun}
-export k25comm config out mpirun  # emulated() also runs in a child shell: timeout bash -c "$(declare -f emulated); ..."
-
-devices=$("$device_count" 2>/dev/null) || { echo "SKIPPED: no CUDA device visible"; exit 77; }
-rm -rf "$out"
-fail() { echo "FAIL ($check): $*"; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-# N emulated ranks of k25comm under mpirun, in the background (JOB_PID) or not; output in $out.log.
-emulated() {  # RANKS [k25comm flags...]
-  local ranks=$1
+# shellcheck source=../../tools/bench/time_limits.sh
+source "$here/../../tools/bench/time_limits.sh"
+export K25_DEADLINE=${K25_DEADLINE:-$(($(date +%s) + 290))}
+export K25_RUN_TOKEN=${K25_RUN_TOKEN:-k25-gpu-check-$$}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+devices=$(limited 30 "$device_count" 2>/dev/null) || { echo "SKIPPED: no CUDA device visible"; exit 77; }
+rm -rf "$out" "$out".*
+fail() { echo "FAIL ($check): $*"; exit 1; }
+# k25 SECONDS [k25comm flags...]: one rank, output to stdout.
+k25() {
+  local seconds=$1
   shift
-  "$mpirun" -np "$ranks" --oversubscribe "$k25comm" --backend nccl --emulate-ranks \
-    --sizes "$config" --out "$out" "$@"
+  limited "$seconds" "$k25comm" "$@"
+}
+# emulated RANKS SECONDS [k25comm flags...]: RANKS emulated ranks of the config under mpirun.
+emulated() {
+  local ranks=$1 seconds=$2
+  shift 2
+  limited "$seconds" "$mpirun" -np "$ranks" --oversubscribe "$k25comm" --backend nccl --emulate-ranks \
+    --sizes "$config" "$@"
+}
+# expect_rc LOG RC WANT WHAT: shows the log, fails unless the exit code is WANT (124: the time limit ended it).
+expect_rc() {
+  cat "$1"
+  [ "$2" = 124 ] && fail "$4: ran out of its time limit"
+  [ "$2" = "$3" ] || fail "$4: exit code $2, expected $3"
+}
+seconds_since() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$1"; }
+
+# A decode report: RANKS ranks, eager and decode results, wrong == 0, measured gaps >= configured, a join cost.
+check_decode_report() {  # REPORT RANKS
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+ranks = int(sys.argv[2])
+results = report["results"]
+decode = [r for r in results if r["mode"] == "decode"]
+assert decode and len(decode) * 2 == len(results), [(r["phase"], r["mode"]) for r in results]
+for r in results:
+    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
+    assert r["ranks"] == ranks
+for r in decode:
+    d = r["decode"]
+    assert d["gap_measured_us"]["min"] >= d["gap_expected_us"] * 0.999, (r["phase"], r["tokens"], d)
+    assert d["join_cost"] is not None and 0 <= d["comm_us"]["p50"] <= r["step_us"]["p50"], d
+    print(f"ok: {r['phase']} at {r['tokens']} tokens: gaps measured {d['gap_measured_us']['p50']:.1f} us vs "
+          f"configured {d['gap_expected_us']:.1f} us ({d['gap_measured_us']['p50'] / d['gap_expected_us']:.3f}x), "
+          f"comm {d['comm_us']['p50']:.1f} us, join cost {d['join_cost']:.2f}x")
+PY
+}
+# shellcheck disable=SC2054  # the commas belong to the values
+decode_flags=(--backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,decode --tokens 1,16
+              --decode-gap 20 --decode-layer-gap 40 --decode-skew 5 --iters 10 --warmup 2 --op-iters 5 --time-budget 2)
+
+# A registered run's report: MODE registration, RANKS ranks, wrong == 0, the registration note.
+check_registered_report() {  # REPORT MODE RANKS
+  python3 - "$@" <<'PY'
+import json, sys
+report, mode, ranks = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
+run, results = report["run"], report["results"]
+assert run["transport"] == "nccl" and run["ranks"] == ranks, (run["transport"], run["ranks"])
+assert run["config"]["transport"]["nccl_register"] == mode, run["config"]["transport"]
+assert any(n.startswith(f"NCCL buffer registration {mode}:") for n in run["notes"]), run["notes"]
+assert results, "no results"
+for r in results:
+    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
+print(f"ok: --nccl-register {mode} at {ranks} rank(s): " + ", ".join(
+    f"{r['phase']} T={r['tokens']} {r['mode']} {r['step_us']['p50'] / r['ops_per_step']:.1f} us/op" for r in results))
+PY
+}
+# symmetric_refused LOG RC RANKS: exit 2 with the reason, nothing measured.
+symmetric_refused() {
+  expect_rc "$1" "$2" 2 "symmetric at $3 rank(s)"
+  grep -q "^k25comm: error: --nccl-register symmetric: NCCL runs its symmetric kernels only" "$1" ||
+    fail "the symmetric refusal at $3 rank(s) does not say why"
+  ! grep -q "^# sweep:" "$1" || fail "the refused symmetric run at $3 rank(s) measured"
+}
+
+# The pid of world rank RANK among the k25comm processes this check started (their environment holds our token).
+rank_pid() {  # RANK
+  local environ pid
+  for environ in /proc/[0-9]*/environ; do
+    pid=${environ#/proc/}
+    pid=${pid%/environ}
+    if tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_RUN_TOKEN=$K25_RUN_TOKEN" &&
+      tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+      tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qxF "$k25comm"; then
+      echo "$pid"
+      return 0
+    fi
+  done
+  return 1
+}
+result_lines() {
+  local n
+  n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
+  echo "${n:-0}"
+}
+
+# An injected hang on rank 2 of 4 in MODE: exit 3 within 50 s (timeout 10 s, the abort's 10 s grace, slack),
+# rank 2 named as the rank where it was injected, the journal kept.
+hang_on_rank_2() {  # MODE
+  local start rc elapsed
+  start=$(date +%s.%N)
+  emulated 4 120 --phases allreduce --modes "$1" --tokens 1,8 --iters 5 --timeout 10 \
+    --inject-hang allreduce:8:3:2 --out "$out" >"$out.log" 2>&1
+  rc=$?
+  elapsed=$(seconds_since "$start")
+  expect_rc "$out.log" "$rc" 3 "injected hang on rank 2 ($1)"
+  echo "exit $rc after $elapsed s"
+  python3 -c "import sys; sys.exit(0 if $elapsed < 50 else 1)" || fail "took $elapsed s (timeout 10 s)"
+  grep -q "rank 2 of 4: allreduce at 8 tokens, op 3 of .* did not finish (a hang was injected there" "$out.log" ||
+    fail "the output does not name rank 2 as the rank with the injected hang"
+  [ -s "$out/journal.jsonl" ] || fail "the journal lost the results gathered before the hang"
+  echo "ok: injected hang on rank 2 of 4 in $1 mode: exit 3 after $elapsed s, rank 2 named"
 }
 
 case "$check" in
+version)
+  k25 20 --version >"$out.log" 2>&1
+  expect_rc "$out.log" $? 0 "--version"
+  capability=$(limited 20 nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)
+  python3 - "$out.log" "$capability" <<'PY' || fail "--version does not name code this GPU runs, or the NCCL"
+import re, sys
+text, capability = open(sys.argv[1]).read(), sys.argv[2].strip()
+major, minor = (int(x) for x in capability.split("."))
+kernels = re.search(r"^CUDA kernels: (.*)$", text, re.M).group(1)
+real = [int(a) for a in re.findall(r"sm_(\d+)", kernels)]
+ptx = [int(a) for a in re.findall(r"compute_(\d+)", kernels)]
+runs = [a for a in real if a // 10 == major and a % 10 <= minor] + [a for a in ptx if a <= major * 10 + minor]
+assert runs, f"compute capability {capability}: {kernels}"
+nccl = re.search(r"^NCCL: (\d+\.\d+\.\d+) at run time", text, re.M)
+assert nccl, "no runtime NCCL version"
+print(f"ok: compute capability {capability} runs {runs}; NCCL {nccl.group(1)} loaded")
+PY
+  ;;
 eager-graph)
-  "$k25comm" --backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,graph --iters 20 \
+  k25 100 --backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,graph --iters 20 \
     --time-budget 2 --out "$out" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc"
+  expect_rc "$out.log" $? 0 "eager and graph"
   python3 - "$out/report.json" <<'PY' || fail "report.json check"
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -66,14 +194,12 @@ PY
   ;;
 watchdog)
   start=$(date +%s.%N)
-  timeout 120 "$k25comm" --backend nccl --sizes "$config" --phases allreduce --modes eager --tokens 1,8 --iters 5 \
+  k25 60 --backend nccl --sizes "$config" --phases allreduce --modes eager --tokens 1,8 --iters 5 \
     --timeout 5 --inject-hang allreduce:8:3 --out "$out" >"$out.log" 2>&1
   rc=$?
-  end=$(date +%s.%N)
-  cat "$out.log"
-  elapsed=$(python3 -c "print(f'{$end - $start:.1f}')")
+  elapsed=$(seconds_since "$start")
+  expect_rc "$out.log" "$rc" 3 "injected hang"
   echo "exit $rc after $elapsed s"
-  [ "$rc" = 3 ] || fail "exit code $rc, expected 3"
   python3 -c "import sys; sys.exit(0 if $elapsed < 35 else 1)" || fail "took $elapsed s (timeout 5 s)"
   grep -q "rank 0" "$out.log" || fail "the message does not name the rank"
   grep -q "op 3 of" "$out.log" || fail "the message does not name the op"
@@ -84,22 +210,20 @@ watchdog)
   ;;
 too-many-ranks)
   ranks=$((devices + 1))
-  timeout 120 "$mpirun" -np "$ranks" --oversubscribe "$k25comm" --backend nccl --sizes "$config" --tokens 1 \
+  limited 60 "$mpirun" -np "$ranks" --oversubscribe "$k25comm" --backend nccl --sizes "$config" --tokens 1 \
     --out "$out" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 2 ] || fail "exit code $rc, expected 2"
+  expect_rc "$out.log" $? 2 "$ranks ranks on $devices GPU(s)"
   grep -qE "runs $ranks ranks but (has $devices visible CUDA device|local ranks [0-9]+ and [0-9]+ would both drive GPU)" \
     "$out.log" || fail "no clear message"
+  ! grep -qE -- "--backend nccl: .*--backend nccl: |backend mpi.*backend mpi" "$out.log" ||
+    fail "the refusal repeats itself"
   grep -qiE "NCCL (INFO|WARN)|ncclCommInitRank" "$out.log" && fail "NCCL was touched"
   echo "ok: $ranks ranks on $devices GPU(s) refused before NCCL"
   ;;
 device-only)
-  "$k25comm" --backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,graph --tokens 1,16 \
+  k25 90 --backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,graph --tokens 1,16 \
     --iters 20 --time-budget 2 --device-only --out "$out" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc"
+  expect_rc "$out.log" $? 0 "device-only"
   python3 - "$out/report.json" <<'PY' || fail "report.json check"
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -113,11 +237,9 @@ for r in results:
 PY
   ;;
 graph-padding)
-  "$k25comm" --backend nccl --sizes "$config" --phases allreduce --modes eager,graph --tokens 3,5 --iters 20 \
+  k25 90 --backend nccl --sizes "$config" --phases allreduce --modes eager,graph --tokens 3,5 --iters 20 \
     --time-budget 2 --out "$out" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc"
+  expect_rc "$out.log" $? 0 "graph padding"
   grep -q "graph mode pads token counts to capture sizes (sweep.graph_sizes): 3 -> 4, 5 -> 8" "$out.log" ||
     fail "the sweep line does not show the padding"
   grep -qE "allreduce +3->4 " "$out.log" || fail "the console row does not show 3->4"
@@ -135,94 +257,51 @@ print("ok: graph mode measured 3 -> 4 and 5 -> 8 tokens, eager 3 and 5:", got)
 PY
   ;;
 decode)
-  check_decode_report() {  # REPORT RANKS
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-report = json.load(open(sys.argv[1]))
-ranks = int(sys.argv[2])
-results = report["results"]
-decode = [r for r in results if r["mode"] == "decode"]
-assert decode and len(decode) * 2 == len(results), [(r["phase"], r["mode"]) for r in results]
-for r in results:
-    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
-    assert r["ranks"] == ranks
-for r in decode:
-    d = r["decode"]
-    assert d["gap_measured_us"]["min"] >= d["gap_expected_us"] * 0.999, (r["phase"], r["tokens"], d)
-    assert d["join_cost"] is not None and 0 <= d["comm_us"]["p50"] <= r["step_us"]["p50"], d
-    print(f"ok: {r['phase']} at {r['tokens']} tokens: gaps measured {d['gap_measured_us']['p50']:.1f} us vs "
-          f"configured {d['gap_expected_us']:.1f} us ({d['gap_measured_us']['p50'] / d['gap_expected_us']:.3f}x), "
-          f"comm {d['comm_us']['p50']:.1f} us, join cost {d['join_cost']:.2f}x")
-PY
-  }
-  flags=(--backend nccl --sizes "$config" --phases allreduce,alltoall --modes eager,decode --tokens 1,16
-         --decode-gap 20 --decode-layer-gap 40 --decode-skew 5 --iters 10 --warmup 2 --op-iters 5 --time-budget 2)
-  "$k25comm" "${flags[@]}" --out "$out" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc (one rank)"
+  k25 100 "${decode_flags[@]}" --out "$out" >"$out.log" 2>&1
+  expect_rc "$out.log" $? 0 "decode at one rank"
   check_decode_report "$out/report.json" 1 || fail "report.json check (one rank)"
   grep -q "each gap is a GPU busy kernel on the op stream" "$out/report.json" || fail "no decode note"
-  timeout 300 "$mpirun" -np 4 --oversubscribe "$k25comm" "${flags[@]}" --emulate-ranks --timeout 60     --out "$out-4" >"$out-4.log" 2>&1
-  rc=$?
-  cat "$out-4.log"
-  [ "$rc" = 0 ] || fail "exit code $rc (4 emulated ranks)"
-  check_decode_report "$out-4/report.json" 4 || fail "report.json check (4 emulated ranks)"
+  ;;
+decode-emulated)
+  limited 150 "$mpirun" -np 4 --oversubscribe "$k25comm" "${decode_flags[@]}" --emulate-ranks \
+    --timeout 60 --out "$out" >"$out.log" 2>&1
+  expect_rc "$out.log" $? 0 "decode at 4 emulated ranks"
+  check_decode_report "$out/report.json" 4 || fail "report.json check (4 emulated ranks)"
   ;;
 register)
-  check_registered_report() {  # REPORT MODE RANKS
-    python3 - "$@" <<'PY'
-import json, sys
-report, mode, ranks = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
-run, results = report["run"], report["results"]
-assert run["transport"] == "nccl" and run["ranks"] == ranks, (run["transport"], run["ranks"])
-assert run["config"]["transport"]["nccl_register"] == mode, run["config"]["transport"]
-assert any(n.startswith(f"NCCL buffer registration {mode}:") for n in run["notes"]), run["notes"]
-assert results, "no results"
-for r in results:
-    assert r["wrong"] == 0 and r["checked"], (r["phase"], r["tokens"], r["mode"], r["wrong"])
-print(f"ok: --nccl-register {mode} at {ranks} rank(s): " + ", ".join(
-    f"{r['phase']} T={r['tokens']} {r['mode']} {r['step_us']['p50'] / r['ops_per_step']:.1f} us/op" for r in results))
-PY
-  }
   mkdir -p "$out"
   vllm_config=$(dirname "$config")/kimi-vllm-tp8.yaml
-  for mode in local symmetric; do
-    for cfg in "$config" "$vllm_config"; do
-      name=$mode-$(basename "$cfg" .yaml)
-      "$k25comm" --backend nccl --sizes "$cfg" --nccl-register "$mode" --modes eager,graph --tokens 1,16 \
-        --iters 10 --warmup 2 --op-iters 3 --time-budget 1 --out "$out/$name" >"$out/$name.log" 2>&1
-      rc=$?
-      cat "$out/$name.log"
-      [ "$rc" = 0 ] || fail "exit code $rc ($name, one rank)"
-      check_registered_report "$out/$name/report.json" "$mode" 1 || fail "report.json check ($name)"
-    done
+  for cfg in "$config" "$vllm_config"; do
+    name=local-$(basename "$cfg" .yaml)
+    k25 60 --backend nccl --sizes "$cfg" --nccl-register local --modes eager,graph --tokens 1,16 --iters 10 \
+      --warmup 2 --op-iters 3 --time-budget 1 --out "$out/$name" >"$out/$name.log" 2>&1
+    expect_rc "$out/$name.log" $? 0 "$name, one rank"
+    check_registered_report "$out/$name/report.json" local 1 || fail "report.json check ($name)"
   done
-  timeout 300 bash -c "$(declare -f emulated); out=$out/local-4; emulated 4 --nccl-register local \
-    --phases allreduce,alltoall --modes eager,graph --tokens 1,16 --iters 5 --warmup 1 --op-iters 2 \
-    --time-budget 1 --timeout 60" >"$out/local-4.log" 2>&1
-  rc=$?
-  cat "$out/local-4.log"
-  [ "$rc" = 0 ] || fail "exit code $rc (local, 4 emulated ranks)"
+  k25 30 --backend nccl --sizes "$config" --nccl-register symmetric --phases allreduce --tokens 1 \
+    --out "$out/symmetric-1" >"$out/symmetric-1.log" 2>&1
+  symmetric_refused "$out/symmetric-1.log" $? 1
+  echo "ok: local registration at one rank; symmetric refused at one rank (exit 2) before measuring"
+  ;;
+register-emulated)
+  mkdir -p "$out"
+  emulated 4 120 --nccl-register local --phases allreduce,alltoall --modes eager,graph --tokens 1,16 --iters 5 \
+    --warmup 1 --op-iters 2 --time-budget 1 --timeout 60 --out "$out/local-4" >"$out/local-4.log" 2>&1
+  expect_rc "$out/local-4.log" $? 0 "local, 4 emulated ranks"
   check_registered_report "$out/local-4/report.json" local 4 || fail "report.json check (local, 4 emulated ranks)"
   grep -q "which does not use registered buffers" "$out/local-4/report.json" || fail "no emulated-ranks note"
-  timeout 300 bash -c "$(declare -f emulated); out=$out/symmetric-4; emulated 4 --nccl-register symmetric \
-    --phases allreduce --tokens 1 --timeout 60" >"$out/symmetric-4.log" 2>&1
-  rc=$?
-  cat "$out/symmetric-4.log"
-  [ "$rc" = 2 ] || fail "exit code $rc, expected 2 (symmetric, 4 emulated ranks)"
+  emulated 4 60 --nccl-register symmetric --phases allreduce --tokens 1 --timeout 60 --out "$out/symmetric-4" \
+    >"$out/symmetric-4.log" 2>&1
+  symmetric_refused "$out/symmetric-4.log" $? 4
   grep -q "emulated ranks talk through NCCL's socket transport" "$out/symmetric-4.log" ||
-    fail "the refusal does not say why"
-  ! grep -q "^# sweep:" "$out/symmetric-4.log" || fail "the refused run measured"
-  echo "ok: symmetric refused under emulated ranks (exit 2) before measuring"
+    fail "the refusal under emulated ranks does not say why"
+  echo "ok: local under 4 emulated ranks; symmetric refused there (exit 2) before measuring"
   ;;
 emulated-[0-9]*)
   ranks=${check#emulated-}
-  timeout 300 bash -c "$(declare -f emulated); emulated $ranks --phases allreduce,alltoall --modes eager,graph \
-    --tokens 1,16 --iters 5 --warmup 1 --op-iters 2 --time-budget 1 --timeout 60" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc"
+  emulated "$ranks" 200 --phases allreduce,alltoall --modes eager,graph --tokens 1,16 --iters 5 --warmup 1 \
+    --op-iters 2 --time-budget 1 --timeout 60 --out "$out" >"$out.log" 2>&1
+  expect_rc "$out.log" $? 0 "$ranks emulated ranks"
   python3 - "$out/report.json" "$ranks" <<'PY' || fail "report.json check"
 import json, sys
 report, ranks = json.load(open(sys.argv[1])), int(sys.argv[2])
@@ -242,47 +321,48 @@ print(f"ok: {ranks} emulated ranks, {len(results)} results, wrong == 0")
 PY
   ;;
 emulated-kill)
-  export K25COMM=$k25comm MPIRUN=$mpirun RANKS=4
-  # shellcheck source=../reliability/lib.sh
-  if [ -f "$here/../reliability/lib.sh" ]; then source "$here/../reliability/lib.sh"; else source "$here/lib.sh"; fi
-  start_job "$out" "$out.log" --backend nccl --emulate-ranks --sizes "$config" --phases allreduce \
-    --tokens 1,2,3,4,5,6,7,8,9,10,11,12 --time-budget 3 --iters 1000000 --timeout 20
-  trap 'kill -KILL $JOB_PID 2>/dev/null' EXIT
-  wait_for_results "$out/journal.jsonl" 1 180 || { cat "$out.log"; exit 1; }
-  victim=$(rank_pid "$out" 2) || fail "rank 2 not found"
+  # A sweep that lasts minutes unless stopped: 12 token counts, 3 s per point.
+  # In the background: a SIGTERM to it ends the job's session (tools/bench/time_limits.sh).
+  emulated 4 150 --phases allreduce --modes eager --tokens 1,2,3,4,5,6,7,8,9,10,11,12 --time-budget 3 \
+    --iters 1000000 --timeout 20 --out "$out" >"$out.log" 2>&1 &
+  job=$!
+  waited=0
+  while [ "$(result_lines "$out/journal.jsonl")" -lt 1 ]; do
+    kill -0 "$job" 2>/dev/null || { cat "$out.log"; fail "the job ended before a result was journaled"; }
+    [ "$waited" -ge 400 ] && { kill -TERM "$job"; wait "$job"; cat "$out.log"; fail "no result after 80 s"; }
+    sleep 0.2
+    waited=$((waited + 1))
+  done
+  victim=$(rank_pid 2) || { kill -TERM "$job"; wait "$job"; fail "rank 2 not found"; }
   before=$(result_lines "$out/journal.jsonl")
-  mark_time
+  start=$(date +%s.%N)
   kill -KILL "$victim"
-  wait_job 60 || { cat "$out.log"; fail "the job did not end within 60 s of the kill (timeout 20 s)"; }
+  waited=0
+  while kill -0 "$job" 2>/dev/null && [ "$waited" -lt 300 ]; do sleep 0.2; waited=$((waited + 1)); done
+  kill -0 "$job" 2>/dev/null && { kill -TERM "$job"; wait "$job"; cat "$out.log"; fail "the job did not end within 60 s of the kill"; }
+  wait "$job"
+  rc=$?
+  elapsed=$(seconds_since "$start")
   cat "$out.log"
-  echo "job ended $JOB_SECONDS s after rank 2 was killed; exit code $JOB_RC; $before result(s) journaled before"
-  [ "$JOB_RC" -ne 0 ] || fail "exit code 0 after a rank died"
-  no_ranks_left "$out" || fail "ranks left running"
+  echo "job ended $elapsed s after rank 2 was killed; exit code $rc; $before result(s) journaled before"
+  [ "$rc" -ne 0 ] || fail "exit code 0 after a rank died"
+  [ "$rc" -ne 124 ] || fail "the job ran out of its time limit"
+  for rank in 0 1 3; do rank_pid "$rank" >/dev/null && fail "rank $rank left running"; done
   [ "$(result_lines "$out/journal.jsonl")" -ge "$before" ] || fail "the journal lost results"
-  "$k25comm" report "$out/journal.jsonl" --out "$out-rerendered" >/dev/null || fail "the journal does not re-render"
-  echo "ok: rank 2 killed, job ended after $JOB_SECONDS s with exit $JOB_RC, journal kept $before result(s)"
+  k25 30 report "$out/journal.jsonl" --out "$out.rerendered" >"$out.rerendered.log" 2>&1 ||
+    { cat "$out.rerendered.log"; fail "the journal does not re-render"; }
+  echo "ok: rank 2 killed, job ended after $elapsed s with exit $rc, journal kept $before result(s)"
   ;;
 emulated-hang)
-  start=$(date +%s.%N)
-  timeout 150 bash -c "$(declare -f emulated); emulated 4 --phases allreduce --modes eager --tokens 1,8 --iters 5 \
-    --timeout 10 --inject-hang allreduce:8:3:2" >"$out.log" 2>&1
-  rc=$?
-  end=$(date +%s.%N)
-  cat "$out.log"
-  elapsed=$(python3 -c "print(f'{$end - $start:.1f}')")
-  echo "exit $rc after $elapsed s"
-  [ "$rc" = 3 ] || fail "exit code $rc, expected 3"
-  grep -q "rank 2 of 4: allreduce at 8 tokens, op 3 of .* did not finish (a hang was injected there" "$out.log" ||
-    fail "the output does not name rank 2 as the rank with the injected hang"
-  [ -s "$out/journal.jsonl" ] || fail "the journal lost the results gathered before the hang"
-  echo "ok: injected hang on rank 2 of 4: exit 3 after $elapsed s, rank 2 named"
+  hang_on_rank_2 eager
+  ;;
+emulated-hang-graph)
+  hang_on_rank_2 graph
   ;;
 emulated-slowest)
-  timeout 200 bash -c "$(declare -f emulated); emulated 4 --phases allreduce,alltoall --modes eager,graph \
-    --tokens 1,16 --iters 7 --warmup 1 --op-iters 1 --time-budget 3 --inject-delay 2:20000" >"$out.log" 2>&1
-  rc=$?
-  cat "$out.log"
-  [ "$rc" = 0 ] || fail "exit code $rc"
+  emulated 4 150 --phases allreduce,alltoall --modes eager,graph --tokens 1,16 --iters 7 --warmup 1 --op-iters 1 \
+    --time-budget 3 --inject-delay 2:20000 --out "$out" >"$out.log" 2>&1
+  expect_rc "$out.log" $? 0 "late rank 2"
   python3 - "$out/report.json" <<'PY' || fail "slowest rank check"
 import json, sys
 results = json.load(open(sys.argv[1]))["results"]

@@ -1,16 +1,18 @@
 // GPU test driver of the nccl transport without the k25comm front end: eager and graph bursts of the Kimi
-// plan, the per-op pass, the correctness pass (in and out of place, with and without MoE permute), and the
-// watchdog on an injected hang. Run with one rank per GPU (directly: one rank). Skips (exit 77) without a
-// CUDA device.
+// plan and of the vLLM TP8 sequence beside it (AllGather, ReduceScatter), the per-op pass, the correctness
+// pass (in and out of place, with and without MoE permute), and the bounded wait on an injected hang. Run
+// with one rank per GPU (directly: one rank). Skips (exit 77) without a CUDA device.
 //   nccl_transport_driver CONFIG.yaml run    all checks, prints per-op figures
 //   nccl_transport_driver CONFIG.yaml hang   an injected hang must end in RuntimeFault within the timeout
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "common/bounded_wait.hpp"
 #include "common/error.hpp"
 #include "common/rank_context.hpp"
 #include "config/config_loader.hpp"
@@ -19,11 +21,12 @@
 #include "plan/hang_spec.hpp"
 #include "plan/rank_ops.hpp"
 #include "transport/make_transport.hpp"
-#include "transport/nccl/nccl_backend.hpp"
+#include "transport/nccl/built_nccl_backend.hpp"
 
 namespace {
 
 int failures = 0;
+constexpr double kHangTimeoutS = 3.0;
 
 void expect(const k25::RankContext& context, bool ok, const std::string& what) {
   if (!ok) {
@@ -129,7 +132,7 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
   if (context.is_coordinator()) std::printf("caveat: %s\n", transport->caveat(context.size()).c_str());
 }
 
-int run(const k25::RankContext& context, k25::RunConfig config) {
+int run(const k25::RankContext& context, k25::RunConfig config, const std::string& config_path) {
   config.sweep.tokens = {1, 8, 128};
   run_checks(context, config, "out-of-place");
   config.sweep.in_place = true;
@@ -139,16 +142,27 @@ int run(const k25::RankContext& context, k25::RunConfig config) {
   config.sweep.include_permute = true;
   config.sweep.tokens = {1, 64};
   run_checks(context, config, "with permute");
+  // AllGather and ReduceScatter (the vLLM TP8 sequence beside CONFIG), in place and out of place.
+  const std::filesystem::path sequence =
+      std::filesystem::path(config_path).parent_path() / "kimi-vllm-tp8.yaml";
+  if (std::filesystem::exists(sequence)) {
+    k25::RunConfig kinds = k25::load_config(sequence.string());
+    kinds.sweep.tokens = {1, 8};
+    run_checks(context, kinds, "sequence out-of-place");
+    kinds.sweep.in_place = true;
+    run_checks(context, kinds, "sequence in-place");
+  } else {
+    expect(context, false, "no " + sequence.string() + " beside the config");
+  }
   return failures == 0 ? 0 : 1;
 }
 
-// The watchdog: op 5 of the AllReduce burst at 8 tokens waits forever; synchronize() must throw RuntimeFault
-// naming the rank, op and token count within the timeout (plus polling slack), having aborted the
-// communicator.
+// The bounded wait: op 5 of the AllReduce burst at 8 tokens waits forever; synchronize() must throw
+// RuntimeFault naming the rank, op and token count within the 3 s timeout (plus the abort's grace), having
+// aborted the communicator on the watchdog's action thread.
 int hang(const k25::RankContext& context, k25::RunConfig config) {
   config.sweep.tokens = {8};
   config.sweep.run_alltoall = false;
-  config.transport.timeout_s = 3.0;
   config.transport.inject_hang = "allreduce:8:5";
   const auto plan = k25::plan_decode_step(config.model, config.routing, config.sweep, 8, context.size());
   auto transport = make_transport(context, config);
@@ -170,8 +184,8 @@ int hang(const k25::RankContext& context, k25::RunConfig config) {
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string what = fault.what();
     std::printf("watchdog fired after %.2f s: %s\n", waited, what.c_str());
-    expect(context, waited >= 3.0 && waited < 13.0,
-           "the watchdog fires after the 3 s timeout, within 10 s more");
+    expect(context, waited >= kHangTimeoutS && waited < kHangTimeoutS + k25::kWatchdogGraceS,
+           "the fault is raised after the 3 s timeout, within the abort's grace more");
     expect(context, what.find("rank " + std::to_string(context.rank())) != std::string::npos,
            "the message names the rank");
     expect(context, what.find("op 5 of") != std::string::npos, "the message names the op");
@@ -192,9 +206,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 1;
   try {
-    const k25::RunConfig config = k25::load_config(argv[1]);
+    k25::RunConfig config = k25::load_config(argv[1]);
+    const bool hang_check = std::string(argv[2]) == "hang";
+    if (hang_check) config.transport.timeout_s = kHangTimeoutS;  // the watchdog takes it from the context
     const k25::RankContext context(config.transport.timeout_s);
-    rc = std::string(argv[2]) == "hang" ? hang(context, config) : run(context, config);
+    rc = hang_check ? hang(context, config) : run(context, config, argv[1]);
     std::printf("%s (rank %d)\n", rc == 0 ? "PASSED" : "FAILED", context.rank());
   } catch (const std::exception& e) {
     std::printf("FAILED with exception: %s\n", e.what());

@@ -1,5 +1,6 @@
 // GPU unit tests of kernels/: fill/verify of the exact-check data and MoE pack/unpack against a CPU
-// reference. Skips (exit 77) without a CUDA device.
+// reference, an in-place AllGather that did nothing caught by the check, and the busy kernel's lower bound.
+// Skips (exit 77) without a CUDA device.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -143,6 +144,49 @@ void test_alltoall_blocks() {
   }
 }
 
+// The in-place AllGather check as the nccl transport runs it: the whole result cleared, this rank's part
+// filled as the input, then counted. A gather that did nothing must count every byte of the other parts that
+// differs.
+void test_in_place_allgather_that_did_nothing() {
+  const int ranks = 4, rank = 1;
+  const std::size_t part = 14336;
+  Device<std::uint8_t> result(part * ranks);
+  CUDA(cudaMemset(result.p, 0, part * ranks));
+  CUDA(k25::kernels::fill_alltoall_block(result.p + rank * part, part, rank, 0, nullptr));
+  unsigned long long wrong = 0;
+  std::size_t want = 0;
+  for (int peer = 0; peer < ranks; ++peer) {
+    wrong += count_on_device([&](unsigned long long* c) {
+      return k25::kernels::count_alltoall_block_wrong(result.p + peer * part, part, peer, 0, c, nullptr);
+    });
+    if (peer != rank)
+      for (std::size_t j = 0; j < part; ++j) want += k25::check::allgather_byte(peer, j) != 0;
+  }
+  expect(wrong == want && want > 0, "an in-place AllGather that did nothing counts " + std::to_string(want) +
+                                        " wrong bytes (counted " + std::to_string(wrong) + ")");
+}
+
+// busy_for(ns) keeps the stream busy for at least ns, measured by events around it, however the timer ticks.
+void test_busy_lower_bound() {
+  cudaEvent_t before, after;
+  CUDA(cudaEventCreate(&before));
+  CUDA(cudaEventCreate(&after));
+  float shortest_ms = 1e9f;
+  for (int i = 0; i < 200; ++i) {
+    CUDA(cudaEventRecord(before, nullptr));
+    CUDA(k25::kernels::busy_for(20000, nullptr));
+    CUDA(cudaEventRecord(after, nullptr));
+    CUDA(cudaEventSynchronize(after));
+    float ms = 0;
+    CUDA(cudaEventElapsedTime(&ms, before, after));
+    shortest_ms = std::min(shortest_ms, ms);
+  }
+  CUDA(cudaEventDestroy(before));
+  CUDA(cudaEventDestroy(after));
+  expect(shortest_ms * 1000.0f >= 20.0f, "busy_for(20 us) lasted at least 20 us in 200 runs (shortest " +
+                                             std::to_string(shortest_ms * 1000.0f) + " us)");
+}
+
 void test_dispatch_pack(std::size_t row_bytes, bool misaligned) {
   const int tokens = 13;
   const std::size_t copies = 40;
@@ -232,6 +276,8 @@ int main() {
   test_dispatch_pack(100, false);    // not a multiple of 16: byte path
   test_combine_unpack(k25::kernels::ElementType::bf16);
   test_combine_unpack(k25::kernels::ElementType::fp32);
+  test_in_place_allgather_that_did_nothing();
+  test_busy_lower_bound();
   std::printf("%s: %d failure(s)\n", failures == 0 ? "PASSED" : "FAILED", failures);
   return failures == 0 ? 0 : 1;
 }

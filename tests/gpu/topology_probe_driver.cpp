@@ -7,7 +7,7 @@
 #include "common/rank_context.hpp"
 #include "gpu_skip.hpp"
 #include "topology/topology_probe.hpp"
-#include "transport/nccl/nccl_backend.hpp"
+#include "transport/nccl/built_nccl_backend.hpp"
 
 int main(int argc, char** argv) {
   k25::gpu_test::skip_without_device("topology probe");

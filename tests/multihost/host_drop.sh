@@ -22,21 +22,13 @@ rm -rf "$out"
   --timeout "$timeout_s" >"$out.log" 2>&1 &
 job=$!
 FIXTURE_DOWN+=("kill -KILL $job 2>/dev/null")
-deadline=$((SECONDS + 120))
-while [ "$(result_lines "$out/journal.jsonl")" -lt 2 ]; do
-  kill -0 "$job" 2>/dev/null || { cat "$out.log"; fail "the job ended before 2 results were journaled"; }
-  [ $SECONDS -lt $deadline ] || { cat "$out.log"; fail "no 2 results after 120 s"; }
-  sleep 0.2
-done
+wait_until --alive "$job" 120 "2 results journaled" has_results "$out/journal.jsonl" 2 ||
+  { cat "$out.log"; fail "$WAIT_ERROR"; }
 "$K25_SOURCE/tools/emulated-hosts" cut "$EH" "${HOST[2]}" || fail "could not cut ${HOST[2]}'s link"
 cut_at=$(date +%s.%N)
 before=$(result_lines "$out/journal.jsonl")
 limit=$((timeout_s + slack_s))
-while kill -0 "$job" 2>/dev/null; do
-  python3 -c "import sys,time; sys.exit(time.time() - float(sys.argv[1]) < float(sys.argv[2]))" "$cut_at" "$limit" &&
-    { cat "$out.log"; fail "the job did not end within $limit s of the cut"; }
-  sleep 0.1
-done
+wait_until "$limit" "the job's end after the cut" pid_gone "$job" || { cat "$out.log"; fail "$WAIT_ERROR"; }
 wait "$job"
 rc=$?
 seconds=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.1f}')" "$cut_at")

@@ -1,10 +1,14 @@
 # Helpers of the multi-host and Slurm tests: fixtures that are always torn down (trap on EXIT, INT and TERM),
-# journal counting, link counters. Source it after setting K25_SOURCE (the repository root).
+# journal counting, link counters; bounded waits (tests/common/wait.sh). Source it after setting K25_SOURCE (the
+# repository root).
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIP: needs root (network namespaces, Slurm and MUNGE daemons)"
   exit 77
 fi
+
+source "$K25_SOURCE/tests/common/wait.sh"
+source "$K25_SOURCE/tests/common/journal.sh"
 
 FIXTURE_DOWN=()  # commands that tear the fixtures down, run in reverse order on exit
 
@@ -25,7 +29,6 @@ fail() {
 # emulated_hosts_up N: N emulated hosts in a new folder EH (torn down on exit); HOST[1..N] hold their names.
 emulated_hosts_up() {
   EH=$(mktemp -d /tmp/k25-hosts.XXXXXX)
-  rmdir "$EH"
   FIXTURE_DOWN+=("'$K25_SOURCE/tools/emulated-hosts' down '$EH'")
   "$K25_SOURCE/tools/emulated-hosts" up "$EH" "$1" || fail "could not set up $1 emulated hosts"
   HOST=("")
@@ -39,19 +42,11 @@ emulated_hosts_up() {
 # slurm_up: a one-node Slurm cluster in a new folder SLURM_DIR (torn down on exit); sources its env.
 slurm_up() {
   SLURM_DIR=$(mktemp -d /tmp/k25-slurm.XXXXXX)
-  rmdir "$SLURM_DIR"
   FIXTURE_DOWN+=("'$K25_SOURCE/tests/multihost/slurm_cluster.sh' down '$SLURM_DIR'")
   "$K25_SOURCE/tests/multihost/slurm_cluster.sh" up "$SLURM_DIR" || fail "could not start the Slurm cluster"
   # shellcheck disable=SC1091
   source "$SLURM_DIR/env"
   echo "slurm: $(sinfo --version), MPI plugins: $K25_SLURM_MPI_LIST; using --mpi=$K25_SLURM_MPI"
-}
-
-# result_lines JOURNAL: how many result records the journal holds so far.
-result_lines() {
-  local n
-  n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
-  echo "${n:-0}"
 }
 
 # link_counters HOST: "RX_BYTES TX_BYTES RX_PACKETS TCP_IN_SEGS TCP_OUT_SEGS" of HOST's link and TCP stack.

@@ -24,7 +24,7 @@ submit() {  # submit N: the N-th job, waited for; its log in $out/job-N.out
   (cd "$repo" && timeout 200 sbatch --wait --ntasks=4 --overcommit --output="$out/job-$1.out" \
     tools/k25comm.sbatch)
   rc=$?
-  [ "$rc" -eq 124 ] && { squeue; scontrol show job; }
+  [ "$rc" -eq 124 ] && { timeout -k 1 10 squeue; timeout -k 1 10 scontrol show job; }
   return "$rc"
 }
 submit 1

@@ -41,11 +41,8 @@ timeout 120 srun -n 4 --overcommit --mpi=pmix "$K25COMM" --sizes "$K25_SOURCE/co
   --tokens 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 --time-budget 3 --iters 1000000 --timeout 3 >"$stopped.log" 2>&1 &
 job=$!
 FIXTURE_DOWN+=("kill -KILL $job 2>/dev/null")
-deadline=$((SECONDS + 100))
-until [ "$(result_lines "$stopped/journal.jsonl")" -ge 1 ]; do
-  [ $SECONDS -lt $deadline ] && kill -0 "$job" 2>/dev/null || { cat "$stopped.log"; fail "no result journaled under srun"; }
-  sleep 0.2
-done
+wait_until --alive "$job" 100 "a result journaled under srun" has_results "$stopped/journal.jsonl" 1 ||
+  { cat "$stopped.log"; fail "$WAIT_ERROR"; }
 victim=""
 for p in $(pgrep -f -- "^$K25COMM .*--out $stopped( |\$)"); do
   tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx SLURM_PROCID=2 && victim=$p

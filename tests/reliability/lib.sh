@@ -1,6 +1,9 @@
 #!/bin/bash
 # Helpers of the reliability tests: start a k25comm job in the background, wait for journal results, find a
-# rank's pid, wait for the job's end with a deadline. Source it; K25COMM and MPIRUN must be set.
+# rank's pid, wait for the job's end with a deadline (tests/common/wait.sh). Source it; K25COMM and MPIRUN must be
+# set.
+source "$(dirname "${BASH_SOURCE[0]}")/../common/wait.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common/journal.sh"
 
 # start_job OUT LOG [k25comm flags...]: mpirun -np ${RANKS:-4} in the background; sets JOB_PID.
 start_job() {
@@ -11,22 +14,10 @@ start_job() {
   JOB_PID=$!
 }
 
-# result_lines JOURNAL: how many result records the journal holds so far.
-result_lines() {
-  local n
-  n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
-  echo "${n:-0}"
-}
-
 # wait_for_results JOURNAL COUNT SECONDS: waits until the journal holds COUNT results; fails on timeout or when
 # the job ended first.
 wait_for_results() {
-  local journal=$1 count=$2 deadline=$((SECONDS + $3))
-  while [ "$(result_lines "$journal")" -lt "$count" ]; do
-    kill -0 "$JOB_PID" 2>/dev/null || { echo "FAIL: the job ended before $count result(s) were journaled"; return 1; }
-    [ $SECONDS -ge $deadline ] && { echo "FAIL: no $count result(s) in $journal after $3 s"; return 1; }
-    sleep 0.2
-  done
+  wait_until --alive "$JOB_PID" "$3" "$2 result(s) in $1" has_results "$1" "$2" || { echo "FAIL: $WAIT_ERROR"; return 1; }
 }
 
 # rank_pids OUT: the pids of the k25comm ranks writing to OUT (not mpirun).
@@ -51,16 +42,12 @@ rank_pid() {
 # JOB_RC and JOB_SECONDS (time since MARK, set by mark_time).
 mark_time() { MARK=$(date +%s.%N); }
 wait_job() {
-  local deadline=$((SECONDS + $1))
-  while kill -0 "$JOB_PID" 2>/dev/null; do
-    if [ $SECONDS -ge $deadline ]; then
-      echo "FAIL: the job did not end within $1 s"
-      kill -KILL "$JOB_PID" 2>/dev/null
-      wait "$JOB_PID" 2>/dev/null
-      return 1
-    fi
-    sleep 0.05
-  done
+  if ! wait_until "$1" "the job's end" pid_gone "$JOB_PID"; then
+    echo "FAIL: $WAIT_ERROR"
+    kill -KILL "$JOB_PID" 2>/dev/null
+    wait "$JOB_PID" 2>/dev/null
+    return 1
+  fi
   wait "$JOB_PID"
   JOB_RC=$?
   JOB_SECONDS=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$MARK")

@@ -10,7 +10,9 @@ Options are server-wide defaults (--itl-ms, ...) and can be overridden per endpo
     http://127.0.0.1:PORT/itl_ms=20/fault=cut/v1/completions
 Options: itl_ms, ttft_ms, usage (0/1: send the usage chunk when asked), tokens_per_chunk, role (chat role-only
 first chunk sent at once), crlf (\r\n line ends), comments (": ping" lines), split (each event in two writes),
-fault, fault_every (fault only every Nth request; default 1 = all).
+finish_reason (of the last chunk: "length" as vLLM ends a max_tokens request, "stop" as a mock that ignores
+max_tokens), apis (which generation routes exist: both, chat or completions; the other answers 404), fault,
+fault_every (fault only every Nth request; default 1 = all).
 Faults: http400 (nested error body), http500 (flat error body), stream_error (error event after a 200, then
 [DONE]), cut (connection closed mid-stream), nodone (clean end without [DONE]), bad_json, stall (headers and one
 token, then silence), stall_headers (request read, never answered).
@@ -24,7 +26,7 @@ import time
 
 DEFAULTS = {
     "itl_ms": 20.0, "ttft_ms": 100.0, "usage": 1, "tokens_per_chunk": 1, "role": 1, "crlf": 0,
-    "comments": 0, "split": 0, "fault": "", "fault_every": 1,
+    "comments": 0, "split": 0, "finish_reason": "length", "apis": "both", "fault": "", "fault_every": 1,
 }
 OPTION_HELP = {
     "itl_ms": "inter-token interval: one content chunk every ITL_MS milliseconds after the first",
@@ -35,6 +37,8 @@ OPTION_HELP = {
     "crlf": "1: end SSE lines with \\r\\n instead of \\n",
     "comments": "1: put an SSE comment line (': ping') before each event",
     "split": "1: send each event in two writes, a few bytes apart",
+    "finish_reason": "finish_reason of the last chunk: length (max_tokens reached, as vLLM says) or stop",
+    "apis": "generation routes served: both, chat or completions (the other one answers 404, as a chat-only mock)",
     "fault": "inject a fault into generation requests (see the list below); empty: none",
     "fault_every": "inject the fault only into every Nth generation request (1: all of them)",
 }
@@ -179,7 +183,7 @@ async def stream(state, writer, options, api, request, record):
                                     "param": None, "code": 500}})
         await send_event("[DONE]")
     else:
-        await send_event(chunk(text="", finish="length"))
+        await send_event(chunk(text="", finish=options["finish_reason"]))
         if include_usage:
             usage_chunk = chunk()
             usage_chunk["choices"] = []
@@ -220,7 +224,9 @@ async def handle(state, reader, writer):
                 writer.write(plain_response(200, "OK", {"ok": True}))
                 await writer.drain()
                 continue
-            if method != "POST" or route not in ("/v1/completions", "/v1/chat/completions"):
+            served = {"both": ("/v1/completions", "/v1/chat/completions"), "chat": ("/v1/chat/completions",),
+                      "completions": ("/v1/completions",)}.get(options["apis"], ())
+            if method != "POST" or route not in served:
                 writer.write(plain_response(404, "Not Found", {"error": {"message": f"no route {route}",
                                                                           "type": "NotFound", "code": 404}}))
                 await writer.drain()
@@ -281,7 +287,8 @@ async def main():
     parser.add_argument("--port", type=int, default=0,
                         help="port to listen on; 0 picks a free one (printed as 'PORT <n>' on stdout)")
     for key, value in DEFAULTS.items():
-        choices = list(FAULT_HELP) + [""] if key == "fault" else None
+        choices = (list(FAULT_HELP) + [""] if key == "fault" else ["both", "chat", "completions"] if key == "apis"
+                   else None)
         parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value, dest=key,
                             choices=choices, metavar=key.upper(),
                             help=f"{OPTION_HELP[key]} (default {value!r})")

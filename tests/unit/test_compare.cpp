@@ -36,7 +36,7 @@ int compare_files(const RunReport& base, const RunReport& next, std::string& out
   TempDir dir;
   options.base_path = dir.write("base.json", nlohmann::json(base).dump());
   options.new_path = dir.write("new.json", nlohmann::json(next).dump());
-  options.threshold_pct = threshold;
+  options.rules.threshold_pct = threshold;
   std::ostringstream out;
   const int code = run_compare(options, out);
   output = out.str();
@@ -54,7 +54,7 @@ std::pair<int, std::string> compare_outcome(const RunReport& base, const RunRepo
                                             CompareOptions options = {}) {
   try {
     std::string output;
-    const int code = compare_files(base, next, output, options.threshold_pct, options);
+    const int code = compare_files(base, next, output, options.rules.threshold_pct, options);
     return {code, output};
   } catch (const Error& e) {
     return {static_cast<int>(e.code()), e.what()};
@@ -113,7 +113,7 @@ TEST_CASE("serve levels are matched by concurrency: TPOT up and throughput down 
   next.serve.levels = {serve_level(1, 15.0, 65.0), serve_level(2, 13.0, 150.0)};
   const Comparison c = compare_reports(base, next, rules());
   CHECK(figure(c, "serve C=1", "TPOT p50 ms").verdict == Verdict::regression);
-  CHECK(figure(c, "serve C=1", "output tok/s").verdict == Verdict::regression);
+  CHECK(figure(c, "serve C=1", "steady output tok/s").verdict == Verdict::regression);
   CHECK(figure(c, "serve C=2", "TPOT p50 ms").verdict == Verdict::only_new);
   CHECK(c.failed());
 }
@@ -194,7 +194,7 @@ TEST_CASE("a bf16 base against an fp32 run is not comparable: exit 2 naming dtyp
   CHECK(message.find("--allow-mismatch dtype") != std::string::npos);
 
   CompareOptions allowed;
-  allowed.allow_mismatch = {"dtype"};
+  allowed.rules.allow_mismatch = {"dtype"};
   const auto [allowed_code, output] = compare_outcome(base, next, allowed);
   CHECK(allowed_code == 0);
   CHECK(output.find("note: allowed: dtype differs") != std::string::npos);
@@ -252,7 +252,7 @@ TEST_CASE("2 ranks against 4, another transport or in-place: not comparable", "[
   }
   SECTION("an unknown field to allow is a usage error") {
     CompareOptions options;
-    options.allow_mismatch = {"colour"};
+    options.rules.allow_mismatch = {"colour"};
     const auto [code, message] = compare_outcome(base, base, options);
     CHECK(code == 2);
     CHECK(message.find("unknown field 'colour'") != std::string::npos);
@@ -288,7 +288,7 @@ TEST_CASE("a point missing on either side is listed and fails the comparison", "
   CHECK(output.find("(new only)") != std::string::npos);
 
   CompareOptions allow;
-  allow.allow_missing = true;
+  allow.rules.allow_missing = true;
   CHECK(compare_files(base, next, output, 5.0, allow) == 0);
   CHECK(output.find("allowed by --allow-missing") != std::string::npos);
 }
@@ -320,7 +320,7 @@ TEST_CASE("compare --format csv and json carry every figure and the verdict", "[
   const RunReport base = report_with_step(6810.0, 0.02);
   const RunReport next = report_with_step(6810.0 * 1.2, 0.02);
   CompareOptions csv;
-  csv.format = "csv";
+  csv.format = CompareFormat::csv;
   std::string output;
   CHECK(compare_files(base, next, output, 5.0, csv) == 1);
   CHECK(output.rfind("point,figure,base,new,ratio,spread,verdict,lower_is_better\n", 0) == 0);
@@ -328,7 +328,7 @@ TEST_CASE("compare --format csv and json carry every figure and the verdict", "[
   CHECK(output.find(",REGRESSION,true") != std::string::npos);
 
   CompareOptions json;
-  json.format = "json";
+  json.format = CompareFormat::json;
   CHECK(compare_files(base, next, output, 5.0, json) == 1);
   const nlohmann::json doc = nlohmann::json::parse(output);
   CHECK(doc["failed"] == true);

@@ -190,12 +190,20 @@ TEST_CASE("sweep.graph_sizes must be a non-empty ascending list of positive inte
   CHECK(empty.key() == "sweep.graph_sizes");
   CHECK(std::string(empty.what()).find("non-empty list") != std::string::npos);
   CHECK(config_error(kMinimalModel + "sweep:\n  graph_sizes: 8\n").key() == "sweep.graph_sizes");
+}
 
-  SECTION("a config assembled in code is checked too") {
-    RunConfig config = ok;
-    config.sweep.graph_sizes = {};
-    CHECK_THROWS_AS(validate_config(config), ConfigError);
-    config.sweep.graph_sizes = {8, 4};
-    CHECK_THROWS_WITH(validate_config(config), Catch::Contains("8") && Catch::Contains("ascending"));
-  }
+TEST_CASE("a key given twice is refused with its file, line and key", "[config]") {
+  // yaml-cpp keeps both and finds the first: the second value would be dropped without a word.
+  const ConfigError model = config_error(kMinimalModel + "  hidden_size: 512\n");
+  CHECK(model.code() == ExitCode::bad_usage);
+  CHECK(model.key() == "model.hidden_size");
+  CHECK(model.config_line() == 8);
+  CHECK(std::string(model.what()) == "bad.yaml:8: model.hidden_size: given twice (first on line 3)");
+  const ConfigError section = config_error(kMinimalModel + "sweep:\n  tokens: [1]\nsweep:\n  warmup: 2\n");
+  CHECK(section.key() == "sweep");
+  CHECK(section.config_line() == 10);
+  const ConfigError entry =
+      config_error(kMinimalModel + "  sequence:\n    - {kind: allreduce, dtype: bf16, bytes: 2, bytes: 4}\n");
+  CHECK(entry.key() == "model.sequence[0].bytes");
+  CHECK(std::string(entry.what()).find("given twice") != std::string::npos);
 }

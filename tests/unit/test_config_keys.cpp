@@ -3,11 +3,19 @@
 // run.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "app/command_line.hpp"
+#include "common/error.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_writer.hpp"
@@ -19,6 +27,34 @@ std::string read_text(const std::string& path) {
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+// What `call` wrote to file descriptor `fd` (stdout or stderr).
+template <typename Call>
+std::string captured_output(int fd, Call call) {
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::FILE* sink = std::tmpfile();
+  const int saved = ::dup(fd);
+  ::dup2(::fileno(sink), fd);
+  call();
+  std::fflush(nullptr);
+  std::cout.flush();
+  ::dup2(saved, fd);
+  ::close(saved);
+  std::rewind(sink);
+  std::string text;
+  for (int ch; (ch = std::fgetc(sink)) != EOF;) text += static_cast<char>(ch);
+  std::fclose(sink);
+  return text;
+}
+
+// parse_command_line of `args` (printing as rank 0 does).
+k25::CommandLine parse(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  return k25::parse_command_line(static_cast<int>(args.size()), argv.data(), true);
 }
 
 // The Markdown between the README's config-key markers.
@@ -97,13 +133,267 @@ TEST_CASE("the README lists exactly the table's keys") {
   CHECK(listed == k25::config_keys_markdown());
 }
 
-TEST_CASE("phase and mode lists are read the same way by YAML and flags") {
+namespace {
+
+// The cells of one Markdown table line, split at unescaped pipes, each trimmed and unescaped ("\|" -> "|").
+std::vector<std::string> markdown_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  cells.push_back(cell);
+  for (std::string& c : cells) {
+    c.erase(0, c.find_first_not_of(' '));
+    c.erase(c.find_last_not_of(' ') + 1);
+  }
+  // "| a | b |": the text before the first pipe and after the last is not a cell.
+  if (!cells.empty() && cells.front().empty()) cells.erase(cells.begin());
+  if (!cells.empty() && cells.back().empty()) cells.pop_back();
+  return cells;
+}
+
+}  // namespace
+
+TEST_CASE("the README's key list is a Markdown table whose every row has its columns") {
+  std::istringstream lines(readme_key_list());
+  std::vector<std::vector<std::string>> table;
+  for (std::string line; std::getline(lines, line);) table.push_back(markdown_cells(line));
+  REQUIRE(table.size() == k25::config_keys().size() + 2);  // heading, rule, one line per key
+  CHECK(table[0] == std::vector<std::string>{"key", "flag", "value", "meaning"});
+  CHECK(table[1] == std::vector<std::string>{"---", "---", "---", "---"});
+  std::size_t i = 2;
+  for (const k25::ConfigKey& key : k25::config_keys()) {
+    INFO("README line of " << key.path());
+    const std::vector<std::string>& cells = table[i++];
+    REQUIRE(cells.size() == 4);
+    CHECK(cells[0].rfind("`" + key.path() + "`", 0) == 0);
+    if (key.flag == nullptr)
+      CHECK(cells[1] == "-");
+    else
+      CHECK(cells[1].rfind(std::string("`") + key.flag + "`", 0) == 0);
+    CHECK(cells[2] == key.value.type_text());  // "bf16 | fp32" stays one cell
+    CHECK(cells[3] == key.meaning);
+  }
+}
+
+TEST_CASE("phase and mode lists come from their enumerations' name tables") {
   k25::SweepSpec sweep;
-  CHECK(k25::set_phases(sweep, {"alltoall", "serve"}).empty());
+  k25::set_phases(sweep, {k25::SweepPhase::alltoall, k25::SweepPhase::serve});
   CHECK_FALSE(sweep.run_allreduce);
   CHECK(k25::phase_names(sweep) == std::vector<std::string>{"alltoall", "serve"});
-  CHECK(k25::set_phases(sweep, {"allreduce", "bogus"}) == "bogus");
-  CHECK(k25::set_modes(sweep, {"graph"}).empty());
-  CHECK(sweep.modes == std::vector<k25::TimingMode>{k25::TimingMode::graph});
-  CHECK(k25::set_modes(sweep, {"graph", "decode?"}) == "decode?");
+  for (const char* path : {"sweep.phases", "sweep.modes", "transport.backend", "transport.nccl_register"}) {
+    const auto key = std::find_if(k25::config_keys().begin(), k25::config_keys().end(),
+                                  [&](const k25::ConfigKey& k) { return k.path() == path; });
+    REQUIRE(key != k25::config_keys().end());
+    CHECK_FALSE(key->value.names.empty());
+  }
+  CHECK(k25::config_key_of_flag("--modes")->value.names == k25::enum_names<k25::TimingMode>());
+  CHECK(k25::config_key_of_flag("--phases")->value.names == k25::enum_names<k25::SweepPhase>());
+  CHECK(k25::config_key_of_flag("--nccl-register")->value.names == k25::enum_names<k25::NcclRegister>());
+  CHECK(k25::config_key_of_flag("--nccl-register")->value.type_text() == "none | local | symmetric");
+}
+
+namespace {
+
+const std::string kModel =
+    "model:\n  name: tiny\n  hidden_size: 256\n  num_layers: 4\n  routed_experts: 16\n  experts_per_token: "
+    "4\n";
+
+// What a value did: exit code 0 and the effective config, or the exit code and the reason (the message
+// without where the value came from).
+struct Outcome {
+  int code = 0;
+  std::string reason;
+  nlohmann::json config;
+  std::string api_key;
+  bool operator==(const Outcome&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& out, const Outcome& o) {
+  return out << "exit " << o.code << (o.code ? ": " + o.reason : ": " + o.config.dump());
+}
+
+Outcome yaml_outcome(const k25::ConfigKey& key, const std::string& value) {
+  const std::string yaml = kModel +
+                           (std::string(key.section) == "model" ? "" : std::string(key.section) + ":\n") +
+                           "  " + key.name + ": " + value + "\n";
+  try {
+    const k25::RunConfig config = k25::parse_config(yaml, "twin.yaml");
+    return {0, "", k25::config_to_json(config), config.serve.api_key};
+  } catch (const k25::ConfigError& e) {
+    const std::string what = e.what();
+    const std::string after = key.path() + ": ";
+    return {static_cast<int>(e.code()), what.substr(what.find(after) + after.size())};
+  }
+}
+
+Outcome flag_outcome(const k25::ConfigKey& key, const std::optional<std::string>& text) {
+  std::vector<std::string> args = {"k25comm", "--sizes", "twin.yaml", key.flag};
+  if (text) args.push_back(*text);
+  k25::CommandLine cli;
+  const std::string printed = captured_output(STDERR_FILENO, [&] { cli = parse(args); });
+  if (cli.command == k25::Command::exit_now) {
+    const std::string lead = std::string("k25comm: error: ") + key.flag + ": ";
+    const std::string line = printed.substr(0, printed.find('\n'));
+    return {cli.exit_code, line.rfind(lead, 0) == 0 ? line.substr(lead.size()) : "(unexpected) " + line};
+  }
+  k25::RunConfig config = k25::parse_config(kModel, "twin.yaml");
+  k25::apply_command_line(cli, config);
+  return {0, "", k25::config_to_json(config), config.serve.api_key};
+}
+
+// A value of the key's type: on the command line, and in YAML.
+struct Probe {
+  std::string flag_text, yaml_text;
+  bool past_limit = false;
+};
+
+std::string text_of(double value) {
+  return fmt::format("{}", value);
+}
+
+// Values at the key's limits and past them, derived from its ValueSpec.
+std::vector<Probe> probes(const k25::ConfigKey& key) {
+  using Kind = k25::ValueSpec::Kind;
+  const k25::ValueSpec& v = key.value;
+  const auto list = [](const std::vector<std::string>& items, bool past) {
+    std::string flag, yaml;
+    for (const std::string& item : items) {
+      flag += (flag.empty() ? "" : ",") + item;
+      yaml += (yaml.empty() ? "" : ", ") + item;
+    }
+    return Probe{flag, "[" + yaml + "]", past};
+  };
+  const auto below = [&] { return v.min == 0 ? -0.001 : v.min / 2; };
+  const auto above = [&] { return v.max == 0 ? 1.0 : v.max * 2; };
+  switch (v.kind) {
+    case Kind::integer:
+      return {{text_of(v.min), text_of(v.min)},
+              {text_of(v.max), text_of(v.max)},
+              {text_of(v.min - 1), text_of(v.min - 1), true},
+              {text_of(v.max + 1), text_of(v.max + 1), true},
+              {"1.5", "1.5", true},
+              {"many", "many", true}};
+    case Kind::unsigned_integer:
+      return {
+          {"0", "0"}, {"18446744073709551615", "18446744073709551615"}, {"-1", "-1", true}, {"x", "x", true}};
+    case Kind::number:
+      return {{text_of(v.min), text_of(v.min)},
+              {text_of(v.max), text_of(v.max)},
+              {text_of(below()), text_of(below()), true},
+              {text_of(above()), text_of(above()), true},
+              {"fast", "fast", true}};
+    case Kind::integer_list:
+    case Kind::number_list: {
+      std::vector<Probe> all = {
+          list({text_of(v.min), text_of(v.max)}, false),
+          list({text_of(v.kind == Kind::integer_list ? v.min - 1 : below())}, true),
+          list({text_of(v.max), text_of(v.kind == Kind::integer_list ? v.max + 1 : above())}, true),
+          list({text_of(v.min), "x"}, true)};
+      if (v.ascending) all.push_back(list({text_of(v.max), text_of(v.min)}, true));
+      return all;
+    }
+    case Kind::choice:
+    case Kind::choice_list: {
+      std::vector<Probe> all;
+      for (const std::string& name : v.names)
+        all.push_back(v.kind == Kind::choice ? Probe{name, name} : list({name}, false));
+      all.push_back(v.kind == Kind::choice ? Probe{"bogus", "bogus", true}
+                                           : list({v.names.front(), "bogus"}, true));
+      if (v.kind == Kind::choice_list) all.push_back(list(v.names, false));
+      return all;
+    }
+    case Kind::boolean:
+    case Kind::text:
+    case Kind::structured:
+      return {{"some:text", "some:text"}};
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("every flag gives the same answer as its YAML twin, at its limits and past them") {
+  int flags = 0, refused = 0;
+  for (const k25::ConfigKey& key : k25::config_keys()) {
+    if (key.flag == nullptr) continue;
+    ++flags;
+    if (key.flag_kind != k25::FlagKind::value) {  // a switch: one value, the one it sets
+      INFO(key.flag << " against " << key.path());
+      CHECK(flag_outcome(key, std::nullopt) ==
+            yaml_outcome(key, key.flag_kind == k25::FlagKind::sets_true ? "true" : "false"));
+      continue;
+    }
+    for (const Probe& probe : probes(key)) {
+      INFO(key.flag << " " << probe.flag_text << " against " << key.path() << ": " << probe.yaml_text);
+      const Outcome yaml = yaml_outcome(key, probe.yaml_text);
+      const Outcome flag = flag_outcome(key, probe.flag_text);
+      CHECK(flag == yaml);
+      CHECK((yaml.code == 2) == probe.past_limit);
+      refused += yaml.code == 2 ? 1 : 0;
+    }
+  }
+  CHECK(flags >= 35);
+  CHECK(refused >= 60);
+  // The cases the issue found: flags that were looser than their YAML twins.
+  const k25::ConfigKey& timeout = *k25::config_key_of_flag("--timeout");
+  CHECK(flag_outcome(timeout, "0.01").reason == "0.01 is outside 0.1..86400");
+  CHECK(flag_outcome(*k25::config_key_of_flag("--iters"), "20000000").reason ==
+        "20000000 is outside 1..10000000");
+  CHECK(flag_outcome(*k25::config_key_of_flag("--time-budget"), "0.0001").reason ==
+        "0.0001 is outside 0.001..1000000");
+}
+
+TEST_CASE("every list in a help text comes from the table it lists") {
+  k25::CommandLine cli;
+  const std::string help = captured_output(STDOUT_FILENO, [&] { cli = parse({"k25comm", "--help"}); });
+  CHECK(cli.exit_code == 0);
+  for (const k25::ConfigKey& key : k25::config_keys()) {
+    if (key.flag == nullptr || key.listing == k25::FlagListing::hidden) continue;
+    INFO(key.flag);
+    CHECK(help.find(std::string(key.flag) + " " +
+                    (key.flag_kind == k25::FlagKind::value ? key.value.flag_value_name() : "")) !=
+          std::string::npos);
+    CHECK(help.find(key.meaning) != std::string::npos);
+  }
+  CHECK(help.find("--phases LIST of allreduce|alltoall|serve") != std::string::npos);
+  CHECK(help.find("--modes LIST of eager|graph|decode") != std::string::npos);
+
+  const std::string compare_help = captured_output(STDOUT_FILENO, [&] {
+    cli = parse({"k25comm", "compare", "--help"});
+  });
+  std::vector<std::string> fields;
+  for (const k25::SetupField& field : k25::setup_fields()) fields.push_back(field.name);
+  CHECK(compare_help.find(k25::join_names(fields, "|")) != std::string::npos);
+  CHECK(compare_help.find("text|csv|json") != std::string::npos);
+  // A subcommand's help ends with its own options, not with the measuring command's default-config search.
+  CHECK(compare_help.find("Without --sizes") == std::string::npos);
+  CHECK(help.find("Without --sizes") != std::string::npos);
+}
+
+TEST_CASE("a mistyped flag or command gets one line naming the nearest") {
+  k25::CommandLine cli;
+  std::string said = captured_output(STDERR_FILENO, [&] { cli = parse({"k25comm", "--iter", "5"}); });
+  CHECK(cli.exit_code == 2);
+  CHECK(said == "k25comm: error: unknown flag --iter; did you mean --iters?\n");
+  said = captured_output(STDERR_FILENO, [&] { cli = parse({"k25comm", "comapre", "a", "b"}); });
+  CHECK(cli.exit_code == 2);
+  CHECK(said == "k25comm: error: unknown command 'comapre'; did you mean compare?\n");
+  said = captured_output(STDERR_FILENO, [&] {
+    cli = parse({"k25comm", "compare", "a", "b", "--treshold", "3"});
+  });
+  CHECK(said == "k25comm: error: unknown flag --treshold for compare; did you mean --threshold?\n");
+  said = captured_output(STDERR_FILENO, [&] { cli = parse({"k25comm", "--bogus"}); });
+  CHECK(said == "k25comm: error: unknown flag --bogus (k25comm --help lists the flags)\n");
+  CHECK(k25::nearest_name("--iters", {"--iters", "--warmup"}) == "--iters");
+  CHECK(k25::nearest_name("xyz", {"compare", "report", "capture"}).empty());
 }

@@ -1,5 +1,5 @@
 // Unit tests of host-side pieces of the transports: the bf16 reduction (exact against the reference rounding,
-// NaN kept quiet) and the test-only --inject-delay parser.
+// NaN kept quiet), the test-only --inject-delay parser, and how a watched op is named.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include "transport/check_pattern.hpp"
 #include "transport/delayed_arrival.hpp"
 #include "transport/mpi_bf16_sum.hpp"
+#include "transport/op_wait_point.hpp"
 
 namespace {
 
@@ -69,4 +70,20 @@ TEST_CASE("the test-only inject-delay value RANK:US parses, and bad values are u
   CHECK(k25::parse_delay_spec("0:0.5")->microseconds == 0.5);
   for (const char* bad : {"2", ":5", "x:5", "-1:5", "2:", "2:0", "2:-3", "2:abc", "2:5x", "2:20000000"})
     CHECK_THROWS_AS(k25::parse_delay_spec(bad), k25::UsageError);
+}
+
+TEST_CASE("a watched op is named by its call, burst, index, bytes and pass") {
+  k25::OpBurst burst{"allreduce at 4 tokens", {}};
+  burst.ops.resize(8);
+  CHECK(k25::OpWaitPoint("MPI_Allreduce", &burst, 2, 2048).describe() ==
+        "MPI_Allreduce of allreduce at 4 tokens, op 2 of 8 (2048 bytes)");
+  CHECK(k25::OpWaitPoint("MPI_Allreduce", &burst, 2, 2048, true).describe() ==
+        "MPI_Allreduce of allreduce at 4 tokens, op 2 of 8 (2048 bytes, correctness pass)");
+  CHECK(k25::OpWaitPoint("the hang injected by --inject-hang ahead", &burst, 2).describe() ==
+        "the hang injected by --inject-hang ahead of allreduce at 4 tokens, op 2 of 8");
+  burst.ops[3].kind = k25::CollectiveKind::alltoallv;
+  CHECK(k25::OpWaitPoint("MPI_Alltoallv", &burst, 3, 100).describe() ==
+        "MPI_Alltoallv of allreduce at 4 tokens, op 3 of 8 (100 bytes sent by this rank)");
+  CHECK(k25::OpWaitPoint("ncclCommFinalize at the end of the run").describe() ==
+        "ncclCommFinalize at the end of the run");
 }

@@ -1,16 +1,20 @@
 // What users read: error lines without source paths (unless --verbose), errors raised on every rank printed
-// once, counts with the right noun, and CSV files whose columns are named as in report.json.
+// once, counts with the right noun, CSV files whose columns are named as in report.json, and the console's
+// serve line with every percentile asked for.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "../analysis/report_fixtures.hpp"
 #include "app/error_exit.hpp"
 #include "common/count_noun.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
+#include "report/console_table.hpp"
 #include "report/report_files.hpp"
 
 using namespace k25;
@@ -111,4 +115,27 @@ TEST_CASE("CSV fields are quoted where needed and columns follow report.json's n
   };
   CHECK(row.at(column("tpot_ms.p50")).empty());
   CHECK(row.at(column("ttft_ms.max")).empty());
+}
+
+TEST_CASE("the console prints every percentile asked for, as report.md does", "[messages][serve]") {
+  ServeLevel level = serve_level(1, 50.2, 19.6);
+  level.completed = level.requests = 8;
+  level.duration_s = 3.0;
+  for (const char* name : {"ttft", "tpot", "itl", "e2el"}) {
+    level.vllm_bench_serve[fmt::format("mean_{}_ms", name)] = 52.22;
+    level.vllm_bench_serve[fmt::format("median_{}_ms", name)] = 52.15;
+    level.vllm_bench_serve[fmt::format("p50_{}_ms", name)] = 52.15;
+    level.vllm_bench_serve[fmt::format("p90_{}_ms", name)] = 60.5;
+    level.vllm_bench_serve[fmt::format("p99_{}_ms", name)] = 71.25;
+  }
+  level.vllm_bench_serve["output_throughput"] = 157.5;
+  level.vllm_bench_serve["total_token_throughput"] = 500.0;
+  const std::string line = serve_level_line(level, {50, 90, 99});
+  for (const char* name : {"TTFT", "TPOT", "ITL", "E2EL"})
+    CHECK(line.find(fmt::format("| {} mean 52.22 median 52.15 P50 52.15 P90 60.50 P99 71.25 ms", name)) !=
+          std::string::npos);
+  // The whole-level throughput, named apart from report.md's steady-window one.
+  CHECK(line.find("| output 157.50 tok/s, total 500.00 tok/s over the whole level") != std::string::npos);
+  CHECK(serve_level_line(level, {99}).find("| TTFT mean 52.22 median 52.15 P99 71.25 ms") !=
+        std::string::npos);
 }

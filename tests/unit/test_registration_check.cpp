@@ -121,10 +121,16 @@ TEST_CASE("symmetric registration: NCCL 2.27.3, its switches, one NVLink host", 
     facts.topology_kind.clear();
     CHECK(registration_problem(NcclRegister::symmetric, facts).empty());
   }
-  SECTION("one rank: no link to need, emulated or not") {
+  SECTION("one rank: NCCL would register the window as a local buffer, whatever the links") {
     facts.ranks = 1;
+    const std::string one_rank = why +
+                                 "at one rank NCCL registers the window as a local buffer (no peer to "
+                                 "reach). Use --nccl-register local "
+                                 "or none at one rank";
+    CHECK(registration_problem(NcclRegister::symmetric, facts) == one_rank);
     facts.topology_kind = "pcie";
-    CHECK(registration_problem(NcclRegister::symmetric, facts).empty());
+    CHECK(registration_problem(NcclRegister::symmetric, facts) == one_rank);
+    CHECK(registration_problem(NcclRegister::local, facts).empty());
   }
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include "../analysis/report_fixtures.hpp"
 #include "analysis/analyze.hpp"
@@ -90,7 +91,6 @@ TEST_CASE("a merged report never says the serve phase was skipped", "[caveats]")
   RunReport comm = with_serve({});
   comm.serve = ServeReport{};
   comm.serve.skipped_reason = "no endpoint configured (serve.endpoint or --endpoint)";
-  comm.run.notes = {"serve phase skipped: no endpoint configured (serve.endpoint or --endpoint)"};
   analyze_report(comm);
   CHECK(has_note_starting(comm, "serve phase skipped: "));
 
@@ -174,4 +174,104 @@ TEST_CASE("the headline: one sentence per concurrency, or the step's communicati
   REQUIRE(comm.headline.size() == 2);
   CHECK(comm.headline[0] == "T=1: AllReduce burst 6.81 ms per decode step of 1 token (122 ops, eager)");
   CHECK(comm.headline[1] == "T=16: AllReduce burst 9.00 ms per decode step of 16 tokens (122 ops, eager)");
+}
+
+namespace {
+
+// A report as report.json holds it, with `notes` and, where given, `derived_notes` in its run.
+std::string report_text(const std::vector<std::string>& notes,
+                        const std::optional<std::vector<std::string>>& derived_notes) {
+  RunReport r = with_serve({serve_level(1, 12.4, 79.0)});
+  nlohmann::json j = r;
+  j["run"]["notes"] = notes;
+  if (derived_notes)
+    j["run"]["derived_notes"] = *derived_notes;
+  else
+    j["run"].erase("derived_notes");
+  return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("recorded and derived notes are told apart by run.derived_notes, not by their wording",
+          "[caveats]") {
+  // A derived note in any wording goes on a re-read (its data no longer supports it); a recorded note that
+  // happens to begin as a derived one did stays.
+  const RunReport reread = parse_report_text(
+      report_text(
+          {"serve C=7: recorded by the run, whatever it looks like", "a derived note, reworded since"},
+          std::vector<std::string>{"a derived note, reworded since"}),
+      "report.json");
+  CHECK(reread.run.notes ==
+        std::vector<std::string>{"serve C=7: recorded by the run, whatever it looks like"});
+  CHECK(reread.run.derived_notes.empty());
+  CHECK(nlohmann::json(reread.run)["derived_notes"] == nlohmann::json::array());
+
+  // What the data supports is derived again, and listed as derived.
+  RunReport oversubscribed = reread;
+  oversubscribed.run.hosts = {"a", "a", "a"};
+  oversubscribed.run.host_cores = {{"a", 2}};
+  analyze_report(oversubscribed);
+  REQUIRE(oversubscribed.run.derived_notes.size() == 1);
+  CHECK(oversubscribed.run.notes.back() == oversubscribed.run.derived_notes.front());
+  CHECK(oversubscribed.run.notes.front() == "serve C=7: recorded by the run, whatever it looks like");
+  // ... and survives a round trip through report.json as derived, so the next re-read drops it.
+  const RunReport again = parse_report_text(nlohmann::json(oversubscribed).dump(), "report.json");
+  CHECK(again.run.derived_notes == oversubscribed.run.derived_notes);
+  CHECK(again.run.notes == oversubscribed.run.notes);
+}
+
+TEST_CASE("reports written before run.derived_notes read as they did: derived notes by their old wording",
+          "[caveats]") {
+  // schema 2 reports of k25comm 0.1.0: no derived_notes; the derived notes began with these words then.
+  const std::vector<std::string> old_notes = {
+      "one rank: NCCL measures launch and copy cost",
+      "serve phase skipped: no endpoint configured (serve.endpoint or --endpoint)",
+      "oversubscribed: vm runs 8 ranks on 2 cores: ranks share cores, so the host transport's times include "
+      "the scheduler's time slicing, not only communication",
+      "serve C=2: 3 of 9 requests failed (http_5xx 3 (HTTP 500: injected server failure)): its figures are "
+      "over "
+      "the 6 that completed",
+      "attribution: communication above 100 % of TPOT: allreduce_eager at C=1 is 271 % (33.6 ms of 12.4 "
+      "ms)."};
+  const RunReport old = parse_report_text(report_text(old_notes, std::nullopt), "old-report.json");
+  CHECK(old.run.notes == std::vector<std::string>{"one rank: NCCL measures launch and copy cost"});
+
+  // The same from a journal whose run_end line has no derived_notes.
+  nlohmann::json start = nlohmann::json::parse(report_text({}, std::nullopt));
+  start["type"] = "run_start";
+  start["run"].erase("notes");
+  const nlohmann::json end = {{"type", "run_end"}, {"complete", true}, {"notes", old_notes}};
+  const RunReport journal = parse_report_text(start.dump() + "\n" + end.dump() + "\n", "journal.jsonl");
+  CHECK(journal.run.notes == std::vector<std::string>{"one rank: NCCL measures launch and copy cost"});
+
+  // A merge of an old comm report with a serve report: the skipped-serve note does not survive.
+  RunReport serve = empty_report();
+  serve.serve.ran = true;
+  serve.serve.levels = {serve_level(1, 12.4, 79.0)};
+  RunReport merged = merge_serve_report(old, serve);
+  analyze_report(merged);
+  CHECK_FALSE(has_note_starting(merged, "serve phase skipped"));
+  CHECK(has_note_starting(merged, "one rank: NCCL"));
+}
+
+TEST_CASE("report.md prints counts as integers and names the two output throughputs apart", "[caveats]") {
+  ServeLevel level = serve_level(8, 12.4, 79.0);
+  level.completed = 8;
+  level.vllm_bench_serve = {{"completed", 8.0},
+                            {"duration", 3.25},
+                            {"total_input_tokens", 1280.0},
+                            {"total_output_tokens", 512.0},
+                            {"output_throughput", 157.5},
+                            {"mean_tpot_ms", 12.4}};
+  RunReport r = with_serve({level});
+  analyze_report(r);
+  const std::string md = render_markdown(r);
+  CHECK(md.find("| Successful requests | 8 |") != std::string::npos);
+  CHECK(md.find("| Total input tokens | 1,280 |") != std::string::npos);
+  CHECK(md.find("| Total generated tokens | 512 |") != std::string::npos);
+  CHECK(md.find("| Benchmark duration (s) | 3.250 |") != std::string::npos);
+  CHECK(md.find("| Output token throughput, whole level (tok/s) | 157.5 |") != std::string::npos);
+  CHECK(md.find("| steady output tok/s |") != std::string::npos);
+  CHECK(md.find("| output tok/s |") == std::string::npos);
 }

@@ -1,5 +1,5 @@
-// Blocking NCCL communicator: set-up bounded by a helper thread, calls bounded by the abort watchdog,
-// teardown.
+// Blocking NCCL communicator: set-up bounded by a helper thread, calls armed on the rank's watchdog, aborts
+// on its action thread, teardown.
 #include "transport/nccl/nccl_communicator.hpp"
 
 #include <mpi.h>
@@ -14,13 +14,13 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "common/bounded_wait.hpp"
 #include "common/error.hpp"
 #include "transport/nccl/cuda_check.hpp"
+#include "transport/op_wait_point.hpp"
 
 namespace k25::nccl {
 namespace {
-
-constexpr double kStuckGraceS = 10.0;  // after ncclCommAbort, how long a blocked call may take to return
 
 // What the set-up thread hands back. Shared, so that a thread still stuck in NCCL after the deadline writes
 // into memory that outlives the wait.
@@ -33,10 +33,6 @@ struct InitAttempt {
 };
 
 }  // namespace
-
-void NcclCommunicator::State::abort() noexcept {
-  if (ncclComm_t c = comm.exchange(nullptr, std::memory_order_acq_rel); c != nullptr) (void)ncclCommAbort(c);
-}
 
 NcclCommunicator NcclCommunicator::create(const RankContext& context, int device, double timeout_s) {
   // The id travels with rank 0's status, so that a failed ncclGetUniqueId stops every rank instead of one.
@@ -81,28 +77,9 @@ NcclCommunicator NcclCommunicator::create(const RankContext& context, int device
 
   NcclCommunicator owner;
   owner.state_ = std::make_unique<State>();
-  State* state = owner.state_.get();
-  state->comm.store(attempt->comm, std::memory_order_release);
-  const int rank = context.rank();
-  const std::string host = context.host();
-  state->watchdog = std::make_unique<CallWatchdog>(
-      timeout_s,
-      [state, device] {
-        (void)cudaSetDevice(
-            device);  // the current device is per thread; abort tears down this GPU's resources
-        state->abort();
-      },
-      [rank, host, timeout_s] {
-        // The blocked thread cannot be freed: say so and end the process (the journal is already on disk).
-        std::fprintf(
-            stderr,
-            "k25comm: error: rank %d on %s: an NCCL call did not return within %g s (watchdog timeout), "
-            "nor %g s after ncclCommAbort; ending this rank with exit code 3\n",
-            rank, host.c_str(), timeout_s, kStuckGraceS);
-        std::fflush(nullptr);
-        std::_Exit(static_cast<int>(ExitCode::runtime_fault));
-      },
-      kStuckGraceS);
+  owner.state_->comm = attempt->comm;
+  owner.state_->device = device;
+  owner.state_->watchdog = make_rank_watchdog(context);
   return owner;
 }
 
@@ -118,21 +95,38 @@ NcclCommunicator::~NcclCommunicator() {
   finalize_and_destroy();
 }
 
-void NcclCommunicator::abort() noexcept {
-  if (state_) state_->abort();
+void NcclCommunicator::abort(const std::string& after) noexcept {
+  if (!state_ || state_->comm == nullptr) return;
+  State* state = state_.get();
+  state->watchdog->run_abort(
+      [state] {
+        (void)cudaSetDevice(
+            state->device);  // the current device is per thread; abort frees this GPU's resources
+        (void)ncclCommAbort(state->comm);
+        state->comm = nullptr;
+      },
+      "ncclCommAbort after " + after);
 }
 
 void NcclCommunicator::finalize_and_destroy() noexcept {
   if (!state_) return;
-  if (ncclComm_t comm = get(); comm != nullptr) {
-    const auto armed = guard();
-    if (ncclCommFinalize(comm) != ncclSuccess || state_->watchdog->fired()) {
-      state_->abort();
-    } else if (ncclComm_t kept = state_->comm.exchange(nullptr); kept != nullptr) {
-      (void)ncclCommDestroy(kept);
+  if (ncclComm_t comm = state_->comm; comm != nullptr) {
+    ncclResult_t finalized = ncclSuccess;
+    {
+      const OpWaitPoint point("ncclCommFinalize at the end of the run (flushing every rank's operations)");
+      const ArmedWait armed(*state_->watchdog, point);
+      finalized = ncclCommFinalize(comm);
+    }
+    if (finalized != ncclSuccess) {
+      abort("ncclCommFinalize failed at the end of the run");
+    } else {
+      const OpWaitPoint point("ncclCommDestroy at the end of the run");
+      const ArmedWait armed(*state_->watchdog, point);
+      (void)ncclCommDestroy(comm);
+      state_->comm = nullptr;
     }
   }
-  state_.reset();  // joins the watchdog thread
+  state_.reset();  // joins the watchdog's threads
 }
 
 }  // namespace k25::nccl

@@ -11,8 +11,14 @@
 #include "common/error.hpp"
 #include "k25_kernels.h"
 #include "transport/nccl/cuda_check.hpp"
+#include "transport/op_wait_point.hpp"
 
-#define K25_NCCL_CALL(call) check_nccl((call), #call, __FILE__, __LINE__)
+// Inside a group of NCCL calls armed on the watchdog: returns the first failure, raised after disarming.
+#define K25_NCCL_TRY(call)                                           \
+  do {                                                               \
+    if (const ncclResult_t k25_rc_ = (call); k25_rc_ != ncclSuccess) \
+      return NcclFailure{k25_rc_, #call, __FILE__, __LINE__};        \
+  } while (0)
 
 namespace k25::nccl {
 namespace {
@@ -27,6 +33,21 @@ ncclDataType_t nccl_type(Dtype dtype) {
       break;
   }
   throw UsageError("the nccl transport reduces bf16 or fp32, not fp8");
+}
+
+// The NCCL call an op of `kind` makes, for the watchdog's message.
+const char* nccl_call_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::allreduce:
+      return "ncclAllReduce";
+    case CollectiveKind::allgather:
+      return "ncclAllGather";
+    case CollectiveKind::reducescatter:
+      return "ncclReduceScatter";
+    case CollectiveKind::alltoallv:
+      break;
+  }
+  return "the ncclSend/ncclRecv group";
 }
 
 kernels::ElementType element_type(Dtype dtype) {
@@ -60,39 +81,31 @@ class CaptureGuard {
   cudaStream_t stream_;
 };
 
-// The captured burst of one phase. Its graph handles are freed only while the transport is alive and healthy.
+// The captured burst of one phase. Its graph is freed with it, or earlier by the transport (destroy_graphs):
+// before the communicator is aborted or destroyed, and when the transport goes.
 class NcclCapturedBurst final : public CapturedBurst {
  public:
-  NcclCapturedBurst(CudaGraph graph, CudaGraphExec exec, std::weak_ptr<TransportHealth> health,
-                    std::string what)
-      : graph_(std::move(graph)),
-        exec_(std::move(exec)),
-        health_(std::move(health)),
-        what_(std::move(what)) {}
-  ~NcclCapturedBurst() override {
-    const auto health = health_.lock();
-    if (!health || health->poisoned) {
-      (void)exec_.release();
-      (void)graph_.release();
-    }
-  }
-  cudaGraphExec_t exec() const { return exec_.get(); }
+  NcclCapturedBurst(std::shared_ptr<CapturedGraph> graph, std::string what)
+      : graph_(std::move(graph)), what_(std::move(what)) {}
+  cudaGraphExec_t exec() const { return graph_->exec.get(); }
   const std::string& what() const { return what_; }
 
  private:
-  CudaGraph graph_;
-  CudaGraphExec exec_;
-  std::weak_ptr<TransportHealth> health_;
+  std::shared_ptr<CapturedGraph> graph_;
   std::string what_;
 };
 
 // Emulated ranks (test mode): NCCL tells hosts apart by a hash of NCCL_HOSTID (else the host name), computed
-// once per process, and refuses two ranks of one host on one GPU. A host id of its own per rank makes NCCL
-// treat the ranks as separate hosts and connect them through its network transport; loopback keeps that
-// traffic on this machine unless the user chose an interface. Set before this process's first NCCL call.
+// once per process (misc/utils.cc, getHostHashOnce), and refuses two ranks of one host on one GPU. A host id
+// of its own per rank makes NCCL treat the ranks as separate hosts and connect them through its network
+// transport. That network is NCCL's own socket transport (NCCL_NET=Socket, whatever the environment says: an
+// InfiniBand device or a net plugin on the host would otherwise carry the traffic and make the report's
+// "sockets over loopback" untrue); loopback keeps it on this machine unless the user chose an interface. Set
+// before this process's first NCCL call.
 void present_as_own_host(const RankContext& context) {
   const std::string host_id = fmt::format("k25comm-emulated-{}-rank{}", context.host(), context.rank());
   ::setenv("NCCL_HOSTID", host_id.c_str(), 1);
+  ::setenv("NCCL_NET", "Socket", 1);
   ::setenv("NCCL_SOCKET_IFNAME", "lo", 0);
 }
 
@@ -126,12 +139,13 @@ NcclTransport::NcclTransport(const TransportOptions& options, const RankContext&
 
 NcclTransport::~NcclTransport() {
   if (hold_flag_.host() != nullptr) *hold_flag_.host<int>() = 1;  // never leave the stream held
-  if (!health_->poisoned) {
+  if (!poisoned_) {
     // Let launched work finish (bounded) before the communicator is finalized and the buffers freed.
     if (stream_ && !wait_for_stream(stream_.get(), comm_.get(), timeout_s_).ok()) poison();
   }
-  if (health_->poisoned) {
-    comm_.abort();
+  destroy_graphs();  // graphs hold the communicator: ncclCommAbort and ncclCommDestroy wait for them
+  if (poisoned_) {
+    comm_.abort("an earlier fault, at teardown");
     send_registration_.release();
     recv_registration_.release();
     (void)stream_.release();
@@ -141,21 +155,18 @@ NcclTransport::~NcclTransport() {
     (void)wrong_host_.release();
     (void)stall_flag_.release();
     (void)hold_flag_.release();
-  } else {
-    // Registrations go before the communicator (window deregistration may wait for every rank: bounded by
-    // the watchdog, which aborts the communicator), the buffers after it.
-    if (comm_) {
-      const auto armed = comm_.guard();
-      send_registration_.reset();
-      recv_registration_.reset();
-    } else {  // aborted: the handles name a communicator that is gone
-      send_registration_.release();
-      recv_registration_.release();
-    }
-    comm_.finalize_and_destroy();
+    return;
   }
-  // Bursts that outlive the transport leak their graphs instead of touching a freed communicator.
-  health_.reset();
+  // Registrations go before the communicator, the buffers after it. A window's deregistration may wait for
+  // every rank: armed on the watchdog.
+  if (comm_) {
+    const OpWaitPoint point(register_mode_ == NcclRegister::symmetric ? "ncclCommWindowDeregister at teardown"
+                                                                      : "ncclCommDeregister at teardown");
+    const ArmedWait armed(comm_.watchdog(), point);
+    send_registration_.reset();
+    recv_registration_.reset();
+  }
+  comm_.finalize_and_destroy();
 }
 
 std::string NcclTransport::clock_description() const {
@@ -164,10 +175,34 @@ std::string NcclTransport::clock_description() const {
 }
 
 void NcclTransport::poison() noexcept {
-  health_->poisoned = true;
+  poisoned_ = true;
   // A held injected stall or stream hold lets go, so the stream can drain.
   for (PinnedHostBuffer* flag : {&stall_flag_, &hold_flag_})
     if (flag->host() != nullptr) *flag->host<int>() = 1;
+}
+
+void NcclTransport::throw_if_poisoned() const {
+  if (poisoned_) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+}
+
+// A capture the fault interrupted holds the communicator too: its partial graph goes before the abort.
+void NcclTransport::end_capture() noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (stream_ && cudaStreamIsCapturing(stream_.get(), &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    if (cudaStreamEndCapture(stream_.get(), &partial) == cudaSuccess && partial != nullptr)
+      (void)cudaGraphDestroy(partial);
+  }
+  (void)cudaGetLastError();
+}
+
+// An executable graph still running is freed when its launch completes (cudaGraphExecDestroy); NCCL's hold on
+// the communicator goes with it, so that ncclCommAbort, which first stops the kernels, then finds none left.
+void NcclTransport::destroy_graphs() noexcept {
+  for (auto& weak : graphs_)
+    if (const auto graph = weak.lock()) graph->destroy();
+  graphs_.clear();
 }
 
 void NcclTransport::allocate(const BufferSizes& sizes) {
@@ -198,24 +233,38 @@ void NcclTransport::grow_registered(DeviceBuffer& buffer, NcclRegistration& regi
     buffer = DeviceBuffer::allocate(rounded(bytes));
     return;
   }
-  ncclComm_t comm = comm_.get();
-  const auto armed = comm_.guard();  // window registration and deregistration may wait for every rank
-  registration.reset();              // before the memory it names is freed
-  check_watchdog(register_mode_ == NcclRegister::local ? "ncclCommDeregister" : "ncclCommWindowDeregister",
-                 __FILE__, __LINE__);
+  // Registration and deregistration of a window wait for every rank: armed on the watchdog.
+  const bool local = register_mode_ == NcclRegister::local;
+  {
+    const OpWaitPoint point(local ? "ncclCommDeregister of a buffer being grown"
+                                  : "ncclCommWindowDeregister of a buffer being grown");
+    const ArmedWait armed(comm_.watchdog(), point);
+    registration.reset();  // before the memory it names is freed
+  }
   buffer = DeviceBuffer();
   buffer = allocate_nccl_memory(rounded(std::max<std::size_t>(bytes, 1), kRegisteredAlignment));
-  if (register_mode_ == NcclRegister::local) {
-    void* handle = nullptr;
-    K25_NCCL_CALL(ncclCommRegister(comm, buffer.get(), buffer.bytes(), &handle));
-    registration = NcclRegistration::local(comm, handle);
-    return;
-  }
+  ncclComm_t comm = comm_.get();
+  const OpWaitPoint point(local ? "ncclCommRegister" : "ncclCommWindowRegister");
+  NcclFailure failure;
+  {
+    const ArmedWait armed(comm_.watchdog(), point);
+    failure = [&]() -> NcclFailure {
+      if (local) {
+        void* handle = nullptr;
+        K25_NCCL_TRY(ncclCommRegister(comm, buffer.get(), buffer.bytes(), &handle));
+        registration = NcclRegistration::local(comm, handle);
+        return {};
+      }
 #if K25_NCCL_HAS_WINDOWS
-  ncclWindow_t window = nullptr;
-  K25_NCCL_CALL(ncclCommWindowRegister(comm, buffer.get(), buffer.bytes(), &window, NCCL_WIN_COLL_SYMMETRIC));
-  registration = NcclRegistration::window(comm, window);
+      ncclWindow_t window = nullptr;
+      K25_NCCL_TRY(
+          ncclCommWindowRegister(comm, buffer.get(), buffer.bytes(), &window, NCCL_WIN_COLL_SYMMETRIC));
+      registration = NcclRegistration::window(comm, window);
 #endif
+      return {};
+    }();
+  }
+  if (failure.rc != ncclSuccess) fail_nccl(failure, point.describe());
 }
 
 BurstId NcclTransport::prepare(const OpBurst& burst) {
@@ -276,36 +325,15 @@ const NcclTransport::PreparedBurst& NcclTransport::prepared(BurstId burst) const
   return bursts_[burst];
 }
 
-void NcclTransport::check_watchdog(const char* call, const char* file, int line) {
-  if (!comm_.watchdog_fired()) return;
-  WaitOutcome expired;
-  expired.kind = WaitOutcome::Kind::timed_out;
-  expired.failed_call = call;
-  expired.detail = fmt::format(
-      "{} did not return within {:g} s (watchdog timeout); the watchdog thread aborted "
-      "the communicator",
-      call, timeout_s_);
-  fault(expired, describe_pending(), file, line);
-}
-
-void NcclTransport::check_nccl(ncclResult_t rc, const char* call, const char* file, int line) {
-  // An aborted call may return ncclSuccess: the watchdog's word comes first.
-  check_watchdog(call, file, line);
-  if (rc == ncclSuccess) return;
-  if (rc == ncclInProgress) {
-    // A non-blocking communicator: the call goes on in the background; nothing else may touch the
-    // communicator or its stream until it is ready again.
-    const WaitOutcome ready = wait_for_communicator(comm_.get(), timeout_s_);
-    if (ready.ok()) return;
-    fault(ready, std::string("waiting for ") + call + " to be enqueued", file, line);
-  }
+void NcclTransport::fail_nccl(const NcclFailure& failure, const std::string& activity) {
   WaitOutcome failed;
   failed.kind = WaitOutcome::Kind::nccl_error;
-  failed.failed_call = call;
+  failed.failed_call = failure.call;
   const char* last = ncclGetLastError(comm_.get());
-  failed.detail = fmt::format("NCCL error {} ({}){}{}", static_cast<int>(rc), ncclGetErrorString(rc),
-                              last != nullptr && last[0] != '\0' ? ": " : "", last != nullptr ? last : "");
-  fault(failed, call, file, line);
+  failed.detail =
+      fmt::format("NCCL error {} ({}){}{}", static_cast<int>(failure.rc), ncclGetErrorString(failure.rc),
+                  last != nullptr && last[0] != '\0' ? ": " : "", last != nullptr ? last : "");
+  fault(failed, activity, failure.file, failure.line);
 }
 
 // Test only (--inject-hang): the stream waits on a flag that nothing releases, bounded on the GPU well past
@@ -335,46 +363,50 @@ void* NcclTransport::result(const CollectiveOp& op) const {
 }
 
 // One launch per kind.
-void NcclTransport::enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared) {
+NcclTransport::NcclFailure NcclTransport::enqueue_collective(const CollectiveOp& op,
+                                                             const PreparedOp& prepared) {
   ncclComm_t comm = comm_.get();
   cudaStream_t stream = stream_.get();
   switch (op.kind) {
     case CollectiveKind::allreduce:
-      K25_NCCL_CALL(
+      K25_NCCL_TRY(
           ncclAllReduce(input(op), result(op), op.count, nccl_type(op.dtype), ncclSum, comm, stream));
-      return;
+      return {};
     case CollectiveKind::allgather:
       // Moved as bytes: a copy is the same whatever the element type.
-      K25_NCCL_CALL(
+      K25_NCCL_TRY(
           ncclAllGather(input(op), result(op), op.count * dtype_bytes(op.dtype), ncclUint8, comm, stream));
-      return;
+      return {};
     case CollectiveKind::reducescatter:
-      K25_NCCL_CALL(
+      K25_NCCL_TRY(
           ncclReduceScatter(input(op), result(op), op.count, nccl_type(op.dtype), ncclSum, comm, stream));
-      return;
+      return {};
     case CollectiveKind::alltoallv:
       break;
   }
   const auto* send = send_.get<std::uint8_t>();
   auto* recv = recv_.get<std::uint8_t>();
   const PeerLayout& layout = prepared.layout;
-  K25_NCCL_CALL(ncclGroupStart());
+  // A failed send or receive leaves the group open: the fault path aborts the communicator with it.
+  K25_NCCL_TRY(ncclGroupStart());
   for (int peer = 0; peer < ranks_; ++peer) {
     const auto p = static_cast<std::size_t>(peer);
     if (layout.send_bytes[p] > 0)
-      K25_NCCL_CALL(
+      K25_NCCL_TRY(
           ncclSend(send + layout.send_offset[p], layout.send_bytes[p], ncclUint8, peer, comm, stream));
     if (layout.recv_bytes[p] > 0)
-      K25_NCCL_CALL(
+      K25_NCCL_TRY(
           ncclRecv(recv + layout.recv_offset[p], layout.recv_bytes[p], ncclUint8, peer, comm, stream));
   }
-  K25_NCCL_CALL(ncclGroupEnd());
+  K25_NCCL_TRY(ncclGroupEnd());
+  return {};
 }
 
-void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps) {
+void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps,
+                               bool with_stall) {
   const CollectiveOp& op = burst.burst.ops.at(op_index);
   const PreparedOp& prepared = burst.ops[op_index];
-  if (op.stall_before) enqueue_stall(burst, op_index);
+  if (op.stall_before && with_stall) enqueue_stall(burst, op_index);
   const auto* maps = burst.maps.get<std::int32_t>();
   if (with_local_steps && op.gather_before) {
     const RowGather& gather = *op.gather_before;
@@ -382,10 +414,14 @@ void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index,
                                               gather.rows.size(), gather.row_bytes, send_.get<std::uint8_t>(),
                                               stream_.get()));
   }
+  NcclFailure failure;
   {
-    const auto armed = comm_.guard();  // a blocking NCCL call that does not return is aborted by the watchdog
-    enqueue_collective(op, prepared);
+    // A blocking NCCL call that does not return ends the job (nccl_communicator.hpp says why).
+    const OpWaitPoint point(nccl_call_name(op.kind), &burst.burst, op_index, op.send_buffer_bytes(ranks_));
+    const ArmedWait armed(comm_.watchdog(), point);
+    failure = enqueue_collective(op, prepared);
   }
+  if (failure.rc != ncclSuccess) fail_nccl(failure, op_words(burst.burst, op_index));
   if (with_local_steps && op.sum_after) {
     const SegmentSum& sum = *op.sum_after;
     K25_CUDA_CHECK(kernels::moe_combine_unpack(
@@ -395,16 +431,16 @@ void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index,
 }
 
 void NcclTransport::launch(BurstId id, std::size_t op_index) {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   const PreparedBurst& burst = prepared(id);
   launched_.push_back({id, op_index});
-  enqueue_op(burst, op_index, true);
+  enqueue_op(burst, op_index, true, true);
 }
 
 // The gap is a kernel on the op stream: the GPU is busy for it as for a GEMM, and the host, which does not
 // wait for it, runs ahead enqueueing the next ops as a serving engine does.
 void NcclTransport::launch_gap(BurstId id, std::size_t op_index) {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   const double gap_us = prepared(id).burst.ops[op_index].busy_before_us;
   if (gap_us <= 0) return;
   K25_CUDA_CHECK(kernels::busy_for(static_cast<std::uint64_t>(gap_us * 1e3), stream_.get()));
@@ -433,7 +469,7 @@ void NcclTransport::wait_stream(const char* what) {
 }
 
 void NcclTransport::synchronize() {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   wait_stream("synchronize");
   activity_.clear();
 }
@@ -480,55 +516,67 @@ void NcclTransport::fault(const WaitOutcome& outcome, const std::string& activit
   // An injected stall that is still held is what the stream waits on, whatever the marks say.
   const bool injected = stalled_ && *stall_flag_.host<int>() == 0;
   poison();
-  comm_.abort();
   const std::string where =
       injected ? stall_words_ + " did not finish (a hang was injected there by --inject-hang)" : activity;
+  end_capture();
+  destroy_graphs();
+  comm_.abort(fmt::format("{} on rank {} of {}", where, rank_, ranks_));
   throw RuntimeFault(fmt::format("nccl transport, rank {} of {}: {}: {}; communicator aborted", rank_, ranks_,
                                  where, outcome.detail),
                      outcome.failed_call, file, line);
 }
 
 std::unique_ptr<CapturedBurst> NcclTransport::capture(BurstId id) {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   const PreparedBurst& burst = prepared(id);
   const std::string what =
       fmt::format("graph of the {} burst ({} ops)", burst.burst.what, burst.burst.ops.size());
   // One eager pass first: NCCL connects peers and loads kernels lazily, and a capture must not be the first
-  // use.
-  for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) launch(id, i);
+  // use. An injected hang is left to the graph, so that graph mode's fault path (graphs destroyed before the
+  // abort) is the one it tests.
+  for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) {
+    launched_.push_back({id, i});
+    enqueue_op(burst, i, true, false);
+  }
   synchronize();
 
   activity_ = "capturing the " + what;
-  CudaGraph graph;
+  auto graph = std::make_shared<CapturedGraph>();
+  graphs_.push_back(graph);
   {
     // Thread-local capture mode: NCCL may finish a non-blocking group launch from its own thread.
     K25_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal));
     CaptureGuard guard(stream_.get());
-    for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) enqueue_op(burst, i, true);
+    for (std::size_t i = 0; i < burst.burst.ops.size(); ++i) enqueue_op(burst, i, true, true);
     cudaGraph_t captured = nullptr;
     guard.dismiss();
     K25_CUDA_CHECK(cudaStreamEndCapture(stream_.get(), &captured));
-    graph = CudaGraph(captured);
+    graph->graph = CudaGraph(captured);
   }
-  CudaGraphExec exec = CudaGraphExec::instantiate(graph.get());
-  K25_CUDA_CHECK(cudaGraphUpload(exec.get(), stream_.get()));
+  graph->exec = CudaGraphExec::instantiate(graph->graph.get());
+  K25_CUDA_CHECK(cudaGraphUpload(graph->exec.get(), stream_.get()));
   wait_stream("graph upload");
   activity_.clear();
-  return std::make_unique<NcclCapturedBurst>(std::move(graph), std::move(exec), health_, what);
+  return std::make_unique<NcclCapturedBurst>(std::move(graph), what);
 }
 
 void NcclTransport::replay(CapturedBurst& burst) {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   auto* captured = dynamic_cast<NcclCapturedBurst*>(&burst);
   if (captured == nullptr)
     throw RuntimeFault("replay() was given a burst that the nccl transport did not capture");
   activity_ = "replaying the " + captured->what();
-  const auto armed = comm_.guard();  // a launch queue that never drains would block here
-  K25_CUDA_CHECK(cudaGraphLaunch(captured->exec(), stream_.get()));
+  cudaError_t launched = cudaSuccess;
+  {
+    const OpWaitPoint point(activity_.c_str());  // a launch queue that never drains would block here
+    const ArmedWait armed(comm_.watchdog(), point);
+    launched = cudaGraphLaunch(captured->exec(), stream_.get());
+  }
+  if (launched != cudaSuccess) throw_cuda_error(launched, "cudaGraphLaunch", __FILE__, __LINE__);
 }
 
 void NcclTransport::hold_stream() {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   *hold_flag_.host<int>() = 0;
   // Bounded on the GPU by the watchdog timeout, should the host never come back to release it.
   const auto bound_ns = static_cast<std::uint64_t>(timeout_s_ * 1e9);
@@ -543,7 +591,7 @@ void NcclTransport::release_stream() {
 // sum: they would overwrite the checked data), and counts the result's elements that differ from the expected
 // ones.
 std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
-  if (health_->poisoned) throw RuntimeFault("the nccl transport was aborted after an earlier fault");
+  throw_if_poisoned();
   const PreparedBurst& burst = prepared(id);
   const CollectiveOp& op = burst.burst.ops.at(op_index);
   const PreparedOp& layout = burst.ops[op_index];
@@ -562,7 +610,9 @@ std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
       if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xFF, recv_.bytes(), stream));
       break;
     case CollectiveKind::allgather:
-      if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
+      // In place too: this rank's part (the input, inside the result) is filled after, so a gather that did
+      // nothing leaves the other parts zero and is counted.
+      K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0, recv_.bytes(), stream));
       K25_CUDA_CHECK(
           kernels::fill_alltoall_block(static_cast<std::uint8_t*>(input(op)), part_bytes, rank_, 0, stream));
       break;
@@ -576,7 +626,7 @@ std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
       break;
   }
   launched_.push_back({id, op_index});
-  enqueue_op(burst, op_index, false);
+  enqueue_op(burst, op_index, false, true);
   activity_ = "checking the result of " + op_words(burst.burst, op_index);
   wait_stream("verify");
 

@@ -1,8 +1,9 @@
 // The nccl transport: one GPU per rank, one stream, device buffers allocated once, AllReduce, AllGather and
 // ReduceScatter, All-to-All(v) as grouped ncclSend/ncclRecv, timed with cudaEvents; eager launches or a
 // captured CUDA graph.
-// Every wait is bounded by the watchdog; on an error or timeout the communicator is aborted and RuntimeFault
-// thrown.
+// Every wait is bounded: the stream by polling against the timeout, each blocking NCCL call by the rank's
+// watchdog. On an error or timeout the live CUDA graphs are destroyed, the communicator aborted and
+// RuntimeFault thrown.
 #pragma once
 
 #include <cstdint>
@@ -19,17 +20,23 @@
 #include "transport/nccl/cuda_resources.hpp"
 #include "transport/nccl/nccl_communicator.hpp"
 #include "transport/nccl/nccl_registration.hpp"
-#include "transport/nccl/watchdog.hpp"
+#include "transport/nccl/stream_wait.hpp"
 #include "transport/peer_layout.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_options.hpp"
 
 namespace k25::nccl {
 
-// Set once the transport has faulted (or is gone): handles tied to it are then leaked, not freed, because
-// freeing could block on a GPU that no longer makes progress or call into an aborted communicator.
-struct TransportHealth {
-  bool poisoned = false;
+// The CUDA graph of one captured burst and its executable instance. Owned by the captured burst; the
+// transport keeps a weak reference, so that it can destroy every live graph before the communicator they hold
+// goes.
+struct CapturedGraph {
+  CudaGraph graph;
+  CudaGraphExec exec;
+  void destroy() noexcept {
+    exec.reset();
+    graph.reset();
+  }
 };
 
 class NcclTransport final : public Transport {
@@ -62,8 +69,14 @@ class NcclTransport final : public Transport {
   double elapsed_us(int from_slot, int to_slot) override;
   void reset_marks() override;
 
-  // The GPU's launch queue holds about a thousand pending launches; half of that leaves room for NCCL's own.
-  std::size_t max_held_launches() const override { return 512; }
+  // The launches the app may count behind a hold (one per collective and one per kernel of k25comm's). The
+  // GPU's launch queue holds about a thousand pending entries; three quarters of that, 768, are used. NCCL
+  // adds up to three entries of its own to each collective it plans (enqueue.cc, ncclLaunchPrepare: the user
+  // stream waits on NCCL's device stream and, while a CUDA graph holds the communicator, on its host stream;
+  // NCCL's device stream then waits on an event recorded after the kernel), so each counted launch may take
+  // four entries: 768 / 4.
+  std::size_t max_held_launches() const override { return kHeldStreamEntries / kEntriesPerLaunch; }
+  static constexpr std::size_t kHeldStreamEntries = 768, kEntriesPerLaunch = 4;
   void hold_stream() override;
   void release_stream() override;
 
@@ -91,21 +104,32 @@ class NcclTransport final : public Transport {
     std::size_t op;
   };
 
+  // The first failed NCCL call of a group of calls, raised only once the watchdog is disarmed.
+  struct NcclFailure {
+    ncclResult_t rc = ncclSuccess;
+    const char* call = nullptr;
+    const char* file = nullptr;
+    int line = 0;
+  };
   const PreparedBurst& prepared(BurstId burst) const;
-  void enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps);
-  void enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
+  // with_local_steps: the MoE pack/unpack around the op (not in the correctness pass); with_stall: an
+  // injected hang before it (not in the eager pass ahead of a capture).
+  void enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps, bool with_stall);
+  NcclFailure enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
   void enqueue_stall(const PreparedBurst& burst, std::size_t op_index);
   void* input(const CollectiveOp& op) const;   // where the op's input lies (in place or not)
   void* result(const CollectiveOp& op) const;  // where its result lands
   // Grows `buffer` to `bytes` where it is smaller: deregisters it, allocates anew, registers the new one.
   void grow_registered(DeviceBuffer& buffer, NcclRegistration& registration, std::size_t bytes);
-  void check_nccl(ncclResult_t rc, const char* call, const char* file, int line);
-  void check_watchdog(const char* call, const char* file, int line);
+  [[noreturn]] void fail_nccl(const NcclFailure& failure, const std::string& activity);
   void wait_stream(const char* what);
   [[noreturn]] void fault(const WaitOutcome& outcome, const std::string& activity, const char* file,
                           int line);
   std::string describe_pending() const;
   void poison() noexcept;
+  void throw_if_poisoned() const;
+  void end_capture() noexcept;     // a capture in progress, ended and its partial graph destroyed
+  void destroy_graphs() noexcept;  // every graph captured, before the communicator is aborted or destroyed
 
   bool in_place_ = false;
   bool emulated_ = false;
@@ -116,7 +140,9 @@ class NcclTransport final : public Transport {
   bool stalled_ = false;     // an op marked stall_before was enqueued (test only)
   std::string stall_words_;  // that op, in words
   int device_ = -1;
-  std::shared_ptr<TransportHealth> health_ = std::make_shared<TransportHealth>();
+  // Set once the transport has faulted: handles tied to it are then leaked, not freed, because freeing could
+  // block on a GPU that no longer makes progress or call into an aborted communicator.
+  bool poisoned_ = false;
 
   CudaStream stream_;
   NcclCommunicator comm_;
@@ -128,7 +154,8 @@ class NcclTransport final : public Transport {
   PinnedHostBuffer hold_flag_;   // one int: 0 holds the stream for device-only timing, 1 releases it
   BufferSizes sizes_;
 
-  std::vector<PreparedBurst> bursts_;  // by BurstId
+  std::vector<PreparedBurst> bursts_;                 // by BurstId
+  std::vector<std::weak_ptr<CapturedGraph>> graphs_;  // every graph captured, alive or not
 
   std::vector<CudaEvent> events_;  // mark() slots; grown in prepare(), reused after reset_marks()
   int next_event_ = 0;

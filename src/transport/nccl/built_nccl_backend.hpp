@@ -1,4 +1,5 @@
-// The NCCL transport's entry in k25core's backend table (transport/nccl_backend.hpp): what k25nccl offers.
+// The NCCL transport's entry in k25core's backend table (transport/nccl_backend.hpp): what a build with NCCL
+// offers.
 #pragma once
 
 #include "transport/nccl_backend.hpp"

@@ -1,5 +1,5 @@
-// Polling loops behind the NCCL transport's bounded waits: a short spin, then sleeps of 50 us between polls.
-#include "transport/nccl/watchdog.hpp"
+// The NCCL transport's bounded wait for its stream: a short spin, then sleeps of 50 us between polls.
+#include "transport/nccl/stream_wait.hpp"
 
 #include <chrono>
 #include <thread>
@@ -68,38 +68,6 @@ WaitOutcome wait_for_stream(cudaStream_t stream, ncclComm_t comm, double timeout
       outcome.failed_call = "cudaStreamQuery";
       outcome.detail =
           fmt::format("the GPU stream was still busy after {:g} s (watchdog timeout)", timeout_s);
-      break;
-    }
-    pacer.pause();
-  }
-  outcome.waited_s = seconds_since(start);
-  return outcome;
-}
-
-WaitOutcome wait_for_communicator(ncclComm_t comm, double timeout_s) {
-  WaitOutcome outcome;
-  const auto start = Clock::now();
-  PollPacer pacer;
-  while (true) {
-    ncclResult_t state = ncclSuccess;
-    const ncclResult_t rc = ncclCommGetAsyncError(comm, &state);
-    if (rc != ncclSuccess) state = rc;
-    if (state == ncclSuccess) break;
-    if (state != ncclInProgress) {
-      nccl_failed(comm, outcome);
-      if (outcome.ok()) {  // the state changed between the two reads: report the one seen first
-        outcome.kind = WaitOutcome::Kind::nccl_error;
-        outcome.failed_call = "ncclCommGetAsyncError";
-        outcome.detail =
-            fmt::format("NCCL reported error {} ({})", static_cast<int>(state), ncclGetErrorString(state));
-      }
-      break;
-    }
-    if (seconds_since(start) > timeout_s) {
-      outcome.kind = WaitOutcome::Kind::timed_out;
-      outcome.failed_call = "ncclCommGetAsyncError";
-      outcome.detail = fmt::format(
-          "the NCCL communicator was still in progress after {:g} s (watchdog timeout)", timeout_s);
       break;
     }
     pacer.pause();

@@ -1,5 +1,5 @@
-// Bounded waits of the NCCL transport: poll the stream and the communicator's async state against a timeout
-// instead of blocking, so that a stuck peer or kernel turns into an error message rather than a hang.
+// The bounded wait of the NCCL transport: poll the stream and the communicator's async state against a
+// timeout instead of blocking, so that a stuck peer or kernel turns into an error message rather than a hang.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,9 +21,5 @@ struct WaitOutcome {
 // Polls cudaStreamQuery(stream) and ncclCommGetAsyncError(comm) until all work on `stream` is done, the
 // communicator reports an error, or `timeout_s` seconds pass. Never call on a stream that is being captured.
 WaitOutcome wait_for_stream(cudaStream_t stream, ncclComm_t comm, double timeout_s);
-
-// Polls ncclCommGetAsyncError(comm) until the communicator leaves ncclInProgress (after a non-blocking init,
-// or an NCCL call that returned ncclInProgress), reports an error, or `timeout_s` seconds pass.
-WaitOutcome wait_for_communicator(ncclComm_t comm, double timeout_s);
 
 }  // namespace k25::nccl

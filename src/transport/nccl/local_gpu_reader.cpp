@@ -1,5 +1,5 @@
 // The CUDA runtime's view of this rank's GPU for the topology probe: bus id, name, peer access, NCCL version.
-#include "transport/nccl/local_gpu.hpp"
+#include "transport/nccl/local_gpu_reader.hpp"
 
 #include <array>
 #include <cctype>

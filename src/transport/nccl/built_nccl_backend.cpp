@@ -1,8 +1,8 @@
 // The NCCL side of the backend table, where the NCCL transport is built: it is, and it places ranks on GPUs.
-#include "transport/nccl/nccl_backend.hpp"
+#include "transport/nccl/built_nccl_backend.hpp"
 
 #include "transport/nccl/device_selection.hpp"
-#include "transport/nccl/local_gpu.hpp"
+#include "transport/nccl/local_gpu_reader.hpp"
 #include "transport/nccl/nccl_transport.hpp"
 
 namespace k25::nccl {
