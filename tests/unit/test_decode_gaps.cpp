@@ -35,7 +35,7 @@ TEST_CASE("gaps: the per-op gap everywhere, a layer's compute split over that la
   CHECK(decode_gaps_us(allreduce_phase(), 0, DecodeGapSpec{}) == std::vector<double>(6, 0.0));
 }
 
-TEST_CASE("gaps: the skew is within [0, skew_us), the same for a seed, and differs by rank, op and seed",
+TEST_CASE("gaps: the skew lies from 0 up to skew_us, the same for a seed, and differs by rank, op and seed",
           "[plan][decode]") {
   DecodeGapSpec spec;
   spec.gap_us = 100;
