@@ -86,6 +86,12 @@ void render_steps(std::string& md, const TraceResult& t) {
   }
   md += "\n(in brackets: kernels per step, p50)\n\n";
 
+  const bool any_collective =
+      std::any_of(groups.begin(), groups.end(), [](const TraceStepGroup* g) { return !g->kinds.empty(); });
+  if (!any_collective) {
+    md += "Collectives per step: none (no collective kernel ran inside the steps).\n\n";
+    return;
+  }
   md +=
       "Collectives per step:\n\n"
       "| phase | batch | kind | ops per step | op p50 (us) | op p90 | sum per step p50 (us) "
