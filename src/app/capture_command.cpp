@@ -1,4 +1,5 @@
-// The capture command: read Inspector output, analyse, compare, write the capture files and plots.
+// The capture command: read Inspector output and profiler traces, analyse, compare, write the capture files
+// and plots.
 #include "app/capture_command.hpp"
 
 #include <cmath>
@@ -13,9 +14,11 @@
 #include "build_info.hpp"
 #include "capture/capture_analysis.hpp"
 #include "capture/capture_csv.hpp"
+#include "capture/capture_inputs.hpp"
 #include "capture/capture_markdown.hpp"
-#include "capture/inspector_reader.hpp"
 #include "capture/replay_comparison.hpp"
+#include "capture/trace_analysis.hpp"
+#include "capture/trace_headline.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 #include "report/atomic_file.hpp"
@@ -53,13 +56,18 @@ std::vector<std::string> make_plots(const std::string& json_path, const std::str
 }
 
 void print_summary(const CaptureResult& r, std::ostream& out) {
-  std::uint64_t coll = 0, p2p = 0;
+  std::uint64_t coll = 0, p2p = 0, traces = 0;
   for (const InputFile& f : r.inputs) {
     coll += f.coll_records;
     p2p += f.p2p_records;
+    if (f.format != "inspector") ++traces;
   }
   out << fmt::format("capture: {} file(s), {} collective and {} P2P records, {} communicator(s)\n",
                      r.inputs.size(), coll, p2p, r.communicators.size());
+  if (traces > 0) {
+    for (const std::string& line : trace_headline(r.trace, 3)) out << "  trace: " << line << "\n";
+    for (const std::string& note : r.trace.notes) out << "  note: " << note << "\n";
+  }
   for (const CommunicatorResult& c : r.communicators) {
     out << fmt::format("  communicator {}{}: {} ranks{}, {} collectives joined, records {}", c.id,
                        c.name.empty() || c.name == "unknown" ? "" : " (" + c.name + ")", c.n_ranks,
@@ -81,7 +89,11 @@ void print_summary(const CaptureResult& r, std::ostream& out) {
 }  // namespace
 
 int run_capture_command(const CaptureOptions& options, std::ostream& out) {
-  if (options.inputs.empty()) throw UsageError("capture: give at least one Inspector dump directory or file");
+  if (options.inputs.empty())
+    throw UsageError(
+        "capture: give at least one Inspector log, profiler trace or nsys export (file or folder)");
+  if (!(options.step_gap_us > 0) || !std::isfinite(options.step_gap_us))
+    throw UsageError("--step-gap-us must be a positive number of microseconds");
   if (!(options.prefill_factor > 1.0) || !std::isfinite(options.prefill_factor))
     throw UsageError("--prefill-factor must be a number above 1");
   if (options.prefill_tokens && options.model_config.empty())
@@ -102,7 +114,13 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   if (!options.model_config.empty()) {
     model = load_config(options.model_config);
     settings.model = capture_model(model->model);
+    settings.model->graph_sizes = model->sweep.graph_sizes;
   }
+  // The kernel-class tables: the user's first, then the shipped one (needed only for traces).
+  std::vector<std::string> class_tables = options.kernel_classes;
+  const std::string shipped = shipped_kernel_class_table();
+  if (!shipped.empty()) class_tables.push_back(shipped);
+  const KernelClassifier classifier(class_tables);
   std::optional<RunReport> replay, serve;
   if (!options.replay_path.empty()) replay = read_report_file(options.replay_path);
   if (!options.serve_path.empty()) {
@@ -111,7 +129,26 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
       throw UsageError(fmt::format("{}: no serve levels (its serve phase did not run)", options.serve_path));
   }
 
-  CaptureResult result = analyze_capture(read_inspector_paths(options.inputs), settings);
+  CaptureInputs inputs = read_capture_inputs(options.inputs);
+  InspectorCapture records = std::move(inputs.inspector);
+  std::optional<TraceResult> trace;
+  if (!inputs.trace.empty()) {
+    if (classifier.rules() == 0)
+      throw UsageError(
+          "the kernel-class table data/kernel-classes.yaml was not found beside k25comm: give "
+          "--kernel-classes FILE");
+    TraceSettings trace_settings;
+    trace_settings.model = settings.model;
+    trace_settings.step_gap_us = options.step_gap_us;
+    trace_settings.prefill_factor = options.prefill_factor;
+    TraceAnalysis analysis = analyze_trace(std::move(inputs.trace), classifier, trace_settings);
+    if (!analysis.step_method.empty())
+      settings.given_step_methods[kTraceCommunicatorId] = analysis.step_method;
+    append_records(records, std::move(analysis.records));
+    trace = std::move(analysis.result);
+  }
+  CaptureResult result = analyze_capture(records, settings);
+  if (trace) result.trace = std::move(*trace);
   result.tool = {"k25comm", kVersion, git_sha()};
   result.created_at = utc_now_iso8601();
   result.command_line = options.command_line;
@@ -137,12 +174,16 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   write_file_atomically(
       json_path, nlohmann::json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file_atomically(csv_path, render_ops_csv(result));
+  const std::string steps_path = (fs::path(options.out_dir) / "capture-steps.csv").string();
+  if (result.trace.present) write_file_atomically(steps_path, render_steps_csv(result.trace));
   std::vector<std::string> plots;
   if (options.plots) plots = make_plots(json_path, csv_path, options.out_dir, options.plot_script, out);
   write_file_atomically(md_path, render_capture_markdown(result, plots));
 
   print_summary(result, out);
-  out << fmt::format("wrote {}, {} and {}\n", json_path, md_path, csv_path) << std::flush;
+  out << fmt::format("wrote {}, {} and {}{}\n", json_path, md_path, csv_path,
+                     result.trace.present ? " and " + steps_path : "")
+      << std::flush;
   if (result.emit_config.written) out << fmt::format("wrote {}: {}\n", options.emit_config, emitted.summary);
   if (result.emit_config.requested && !result.emit_config.written)
     throw UsageError(fmt::format("--emit-config {}: not written: {}", options.emit_config, emitted.reason));

@@ -265,9 +265,23 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   report->add_option("--out", rerender.out_dir, "output directory (default: beside FILE)");
 
   CaptureOptions& cap = cli.capture;
-  auto* capture = app.add_subcommand(
-      "capture", "read NCCL Inspector output of a live program: its collectives, decode step, vs the replay");
-  capture->add_option("inputs", cap.inputs, "Inspector dump directories (*.log inside) or files")->required();
+  auto* capture =
+      app.add_subcommand("capture",
+                         "read what a live server left behind (Inspector logs, Kineto traces, nsys "
+                         "exports): its collectives, its step's time by kernel class, vs the replay");
+  capture
+      ->add_option("inputs", cap.inputs,
+                   "files and folders, each file's format told by its content: Inspector logs, Kineto JSON "
+                   "(plain or gzip), nsys SQLite exports")
+      ->required();
+  capture->add_option("--kernel-classes", cap.kernel_classes,
+                      "a kernel-class table (YAML) tried before the shipped data/kernel-classes.yaml");
+  capture
+      ->add_option(
+          "--step-gap-us", cap.step_gap_us,
+          "traces without step marks or a pattern of collectives: a GPU idle gap this long ends a step "
+          "(default 100)")
+      ->check(CLI::PositiveNumber);
   capture->add_option("--model", cap.model_config, "k25comm config whose model turns sizes into tokens");
   capture->add_option("--replay", cap.replay_path,
                       "k25comm report.json to compare per-op and per-step times with");

@@ -273,8 +273,9 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   r.prefill_tokens = settings.prefill_tokens;
   r.kinds = capture.kinds;
   r.notes = capture.notes;
-  for (const InputFile& file : capture.files)
-    if (file.cut) r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
+  for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
+    if (file.cut && file.format == "inspector")
+      r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
 
   StepHints hints;
   hints.prefill_factor = settings.prefill_factor;
@@ -317,7 +318,11 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
       detection.reason = "the records are sampled (one op per communicator per dump): no step can be rebuilt";
       detection.ops_outside_steps = comm.sequence.size();
     } else if (comm.coll_records > 0) {
-      detection = detect_steps(comm, capture.kinds, hints);
+      StepHints comm_hints = hints;
+      if (const auto given = settings.given_step_methods.find(comm.id);
+          given != settings.given_step_methods.end())
+        comm_hints.given_method = given->second;
+      detection = detect_steps(comm, capture.kinds, comm_hints);
     } else {
       detection.reason = "no collective records";
     }
@@ -334,9 +339,9 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
         step_of[i] = static_cast<std::int64_t>(s);
       }
     }
-    std::map<std::tuple<std::uint16_t, std::uint64_t, int>, GroupSamples> groups;
+    std::map<std::tuple<std::uint16_t, std::uint64_t, int, std::uint8_t, std::uint8_t>, GroupSamples> groups;
     const auto add = [&](const JoinedOp& op, char op_phase) {
-      GroupSamples& g = groups[{op.kind, op.bytes, phase_order(op_phase)}];
+      GroupSamples& g = groups[{op.kind, op.bytes, phase_order(op_phase), op.launch, op.bytes_source}];
       g.exec.push_back(static_cast<double>(op.exec_us));
       g.busbw.push_back(op.busbw_gbps);
       ++g.slowest[op.slowest_rank];
@@ -361,6 +366,8 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
       group.tokens = tokens_of(group.bytes, group.kind, settings.model);
       const int order = std::get<2>(key);
       group.phase = order == 0 ? "decode" : order == 1 ? "prefill" : "outside_steps";
+      group.mode = launch_mode_name(std::get<3>(key));
+      group.bytes_source = bytes_source_name(std::get<4>(key));
       group.count = g.exec.size();
       group.exec_us = summarize(std::move(g.exec));
       group.busbw_gbps = finite_stats(std::move(g.busbw));

@@ -2,7 +2,9 @@
 // sampled, the decode step, per-size statistics and P2P totals.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 
 #include "capture/capture_result.hpp"
 #include "capture/inspector_record.hpp"
@@ -14,6 +16,9 @@ struct CaptureSettings {
   std::optional<CaptureModel> model;
   double prefill_factor = 4.0;        // prefill: steps above a jump of this x between step sizes (StepHints)
   std::optional<int> prefill_tokens;  // instead: steps above this many tokens (needs a model)
+  // Communicators built from a profiler trace, whose records carry the trace's steps: id -> the method that
+  // found them (StepHints::given_method).
+  std::map<std::string, std::string> given_step_methods;
 };
 
 // The capture's view of a model config.

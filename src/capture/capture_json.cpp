@@ -2,19 +2,16 @@
 #include <nlohmann/json.hpp>
 
 #include "capture/capture_result.hpp"
+#include "capture/optional_json.hpp"
 
 namespace k25 {
 namespace {
 
 using nlohmann::json;
 
-template <typename T>
-json optional_json(const std::optional<T>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 json input_json(const InputFile& f) {
   json j = {{"path", f.path},
+            {"format", f.format},
             {"format_versions", f.format_versions},
             {"lines", f.lines},
             {"records",
@@ -25,12 +22,19 @@ json input_json(const InputFile& f) {
               {"other", f.other_records}}},
             {"cut", f.cut}};
   if (f.cut) j["cut_reason"] = f.cut_reason;
+  if (f.format != "inspector")
+    j["trace"] = {{"events", f.trace_events},
+                  {"gpu_activities", f.gpu_activities},
+                  {"kernels", f.kernels},
+                  {"step_marks", f.step_marks},
+                  {"graph_launches", f.graph_launches}};
   return j;
 }
 
 json model_json(const CaptureModel& m) {
   return {{"name", m.name},
           {"hidden_size", m.hidden_size},
+          {"graph_sizes", m.graph_sizes},
           {"activation_bytes", m.activation_bytes},
           {"bytes_per_token", m.bytes_per_token()},
           {"allreduces_per_step", m.allreduces_per_step},
@@ -42,6 +46,8 @@ json size_group_json(const SizeGroup& g) {
           {"bytes", g.bytes},
           {"tokens", optional_json(g.tokens)},
           {"phase", g.phase},
+          {"mode", g.mode.empty() ? json(nullptr) : json(g.mode)},
+          {"bytes_source", g.bytes_source},
           {"count", g.count},
           {"exec_us", g.exec_us},
           {"busbw_gbps", optional_json(g.busbw_gbps)},
@@ -165,6 +171,7 @@ json replay_json(const ReplayComparison& r) {
                    {"bytes", row.bytes},
                    {"tokens", optional_json(row.tokens)},
                    {"phase", row.phase},
+                   {"mode", row.mode.empty() ? json(nullptr) : json(row.mode)},
                    {"count", row.count},
                    {"captured_us_p50", row.captured_us_p50},
                    {"replay", matches}});
@@ -185,8 +192,25 @@ json replay_json(const ReplayComparison& r) {
                      {"captured_step_us_p50", row.captured_step_us_p50},
                      {"replay", matches}});
   }
+  json shares = json::array();
+  for (const ReplayShareRow& row : r.shares) {
+    json matches = json::array();
+    for (const ReplayShareMatch& m : row.replay)
+      matches.push_back({{"concurrency", m.concurrency},
+                         {"tpot_ms", m.tpot_ms},
+                         {"key", m.key},
+                         {"comm_ms", m.comm_ms},
+                         {"share", m.share}});
+    shares.push_back({{"batch", row.batch},
+                      {"steps", row.steps},
+                      {"trace_wall_ms", row.trace_wall_ms},
+                      {"trace_comm_ms", row.trace_comm_ms},
+                      {"trace_share", row.trace_share},
+                      {"trace_exposed_share", row.trace_exposed_share},
+                      {"replay", matches}});
+  }
   return {{"path", r.path}, {"ranks", r.ranks}, {"transport", r.transport}, {"model", r.model},
-          {"ops", ops},     {"steps", steps},   {"notes", r.notes}};
+          {"ops", ops},     {"steps", steps},   {"shares", shares},         {"notes", r.notes}};
 }
 
 json attribution_json(const LiveAttributionRow& row) {
@@ -200,7 +224,11 @@ json attribution_json(const LiveAttributionRow& row) {
             {"captured_steps", row.captured_steps},
             {"captured_comm_ms", optional_json(row.captured_comm_ms)},
             {"captured_share", optional_json(row.captured_share)},
-            {"replay", replay}};
+            {"replay", replay},
+            {"trace_steps", row.trace_steps},
+            {"trace_step_ms", optional_json(row.trace_step_ms)},
+            {"trace_comm_ms", optional_json(row.trace_comm_ms)},
+            {"trace_share", optional_json(row.trace_share)}};
   if (!row.captured_reason.empty()) j["captured_reason"] = row.captured_reason;
   return j;
 }
@@ -228,6 +256,7 @@ void to_json(nlohmann::json& j, const CaptureResult& r) {
        {"communicators", comms},
        {"replay", r.replay ? replay_json(*r.replay) : json(nullptr)},
        {"attribution", attribution},
+       {"trace", r.trace.present ? json(r.trace) : json(nullptr)},
        {"emit_config",
         {{"requested", r.emit_config.requested},
          {"written", r.emit_config.written},

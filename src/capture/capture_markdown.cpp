@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "capture/markdown_text.hpp"
+#include "capture/trace_headline.hpp"
+#include "capture/trace_markdown.hpp"
+
 namespace k25 {
 
 const std::vector<std::pair<std::string, std::string>>& capture_plot_files() {
@@ -14,6 +18,8 @@ const std::vector<std::pair<std::string, std::string>>& capture_plot_files() {
       {"capture_exec_time.png",
        "Execution time of each collective in sequence order, per kind (largest communicator)"},
       {"capture_step_composition.png", "Communication of one decode step by kind, per step size"},
+      {"capture_step_classes.png", "Where a trace's decode step goes, by kernel class, per batch size"},
+      {"capture_trace_vs_replay.png", "Captured per-op time next to the replay's, per size"},
   };
   return kPlots;
 }
@@ -23,9 +29,7 @@ namespace {
 constexpr std::size_t kMaxSizeRows = 60;
 
 std::string escaped(const std::string& text) {
-  std::string out;
-  for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch == '\n' ? ' ' : ch);
-  return out;
+  return markdown_cell(text);
 }
 
 // Microseconds: whole-us Inspector figures keep one decimal; sub-10-us replay figures get more.
@@ -34,9 +38,6 @@ std::string us(double value) {
   const double magnitude = std::fabs(value);
   if (magnitude >= 10 || magnitude == 0) return fmt::format("{:.1f}", value);
   return magnitude >= 1 ? fmt::format("{:.2f}", value) : fmt::format("{:.3f}", value);
-}
-std::string percent(double fraction) {
-  return fmt::format("{:.1f} %", 100.0 * fraction);
 }
 std::string tokens_text(const std::optional<int>& tokens) {
   return tokens ? std::to_string(*tokens) : "-";
@@ -152,14 +153,16 @@ void render_replay(std::string& md, const ReplayComparison& r) {
   for (const ReplayOpRow& row : r.ops)
     for (const ReplayMatch& m : row.replay)
       if (std::find(modes.begin(), modes.end(), m.mode) == modes.end()) modes.push_back(m.mode);
-  md += "| communicator | kind | bytes | tokens | phase | count | captured p50 (us) |";
+  md += "| communicator | kind | bytes | tokens | phase | mode | count | captured p50 (us) |";
   for (const std::string& mode : modes) md += fmt::format(" replay {} p50 | ratio |", mode);
-  md += "\n|---|---|---:|---:|---|---:|---:|";
+  md += "\n|---|---|---:|---:|---|---|---:|---:|";
   for (std::size_t i = 0; i < modes.size(); ++i) md += "---:|---:|";
   md += "\n";
   for (const ReplayOpRow& row : r.ops) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |", escaped(row.comm), row.kind, row.bytes,
-                      tokens_text(row.tokens), row.phase, row.count, us(row.captured_us_p50));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |", escaped(row.comm), row.kind,
+                      row.bytes == 0 ? std::string("unknown") : std::to_string(row.bytes),
+                      tokens_text(row.tokens), row.phase, row.mode.empty() ? "-" : row.mode, row.count,
+                      us(row.captured_us_p50));
     for (const std::string& mode : modes) {
       const auto m = std::find_if(row.replay.begin(), row.replay.end(),
                                   [&](const ReplayMatch& x) { return x.mode == mode; });
@@ -185,6 +188,25 @@ void render_replay(std::string& md, const ReplayComparison& r) {
     }
     md += "\n";
   }
+  if (!r.shares.empty()) {
+    md +=
+        "The trace's decode steps next to the replay's attribution at the same tokens (share = communication "
+        "/ the "
+        "trace's step wall time; the replay's share is of TPOT):\n\n| batch | trace steps | trace wall p50 "
+        "(ms) | "
+        "trace comm p50 (ms) | trace share | exposed share | replay |\n|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const ReplayShareRow& row : r.shares) {
+      std::string replay;
+      for (const ReplayShareMatch& m : row.replay)
+        replay += fmt::format("{}C={} {}: {:.3f} ms of TPOT {:.2f} ms ({})", replay.empty() ? "" : "; ",
+                              m.concurrency, m.key, m.comm_ms, m.tpot_ms, percent(m.share));
+      md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} | {} |\n", row.batch, row.steps,
+                        row.trace_wall_ms, row.trace_comm_ms, percent(row.trace_share),
+                        percent(row.trace_exposed_share),
+                        replay.empty() ? "no attribution row at these tokens" : replay);
+    }
+    md += "\n";
+  }
   for (const std::string& note : r.notes) md += "- " + escaped(note) + "\n";
   if (!r.notes.empty()) md += "\n";
 }
@@ -195,19 +217,26 @@ void render_attribution(std::string& md, const std::vector<LiveAttributionRow>& 
       "share of "
       "TPOT, next to the replay's AllReduce step at the same tokens.\n\n";
   md +=
-      "| concurrency | TPOT (ms) | from | tokens | captured steps | captured comm (ms) | share | replay |\n";
-  md += "|---:|---:|---|---:|---:|---:|---:|---|\n";
+      "| concurrency | TPOT (ms) | from | tokens | captured steps | captured comm (ms) | share | trace step "
+      "wall (ms) | "
+      "trace comm (ms) | its share of TPOT | replay |\n";
+  md += "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const LiveAttributionRow& row : rows) {
     std::string replay;
     for (const LiveAttributionReplay& r : row.replay)
       replay += fmt::format("{}{}: {:.3f} ms ({})", replay.empty() ? "" : "; ", r.mode, r.comm_ms,
                             percent(r.share));
+    const auto ms_cell = [](const std::optional<double>& v) {
+      return v ? fmt::format("{:.3f}", *v) : std::string("-");
+    };
     md +=
-        fmt::format("| {} | {:.3f} | {} | {} | {} | {} | {} | {} |\n",
+        fmt::format("| {} | {:.3f} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                     row.concurrency ? std::to_string(*row.concurrency) : "-", row.tpot_ms, row.tpot_source,
                     tokens_text(row.tokens), row.captured_steps,
                     row.captured_comm_ms ? fmt::format("{:.3f}", *row.captured_comm_ms) : row.captured_reason,
-                    row.captured_share ? percent(*row.captured_share) : "-", replay.empty() ? "-" : replay);
+                    row.captured_share ? percent(*row.captured_share) : "-", ms_cell(row.trace_step_ms),
+                    ms_cell(row.trace_comm_ms), row.trace_share ? percent(*row.trace_share) : "-",
+                    replay.empty() ? "-" : replay);
   }
   md += "\n";
 }
@@ -215,32 +244,49 @@ void render_attribution(std::string& md, const std::vector<LiveAttributionRow>& 
 }  // namespace
 
 std::string render_capture_markdown(const CaptureResult& capture, const std::vector<std::string>& plots) {
-  std::string md = "# k25comm capture: what NCCL did, from its Inspector\n\n";
+  std::string md = "# k25comm capture\n\n";
+  if (capture.trace.present) {
+    for (const std::string& line : trace_headline(capture.trace, 6)) md += "- **" + escaped(line) + "**\n";
+    md += "\n";
+  }
   std::uint64_t coll = 0, p2p = 0;
-  std::set<std::string> versions;
+  std::set<std::string> versions, formats;
+  bool inspector = false;
   for (const InputFile& f : capture.inputs) {
     coll += f.coll_records;
     p2p += f.p2p_records;
     versions.insert(f.format_versions.begin(), f.format_versions.end());
+    formats.insert(f.format == "inspector" ? "NCCL Inspector"
+                   : f.format == "kineto"  ? "PyTorch profiler (Kineto)"
+                                           : "Nsight Systems SQLite");
+    inspector = inspector || f.format == "inspector";
   }
   md += fmt::format(
-      "{} file(s), {} collective and {} P2P records, Inspector format {}; {} communicator(s). Written by "
+      "{} file(s) ({}), {} collective and {} P2P records{}; {} communicator(s). Written by "
       "k25comm {} ({}) at {}.{}\n\n",
-      capture.inputs.size(), coll, p2p, fmt::join(versions, ", "), capture.communicators.size(),
-      capture.tool.version, capture.tool.git_sha, capture.created_at,
+      capture.inputs.size(), fmt::join(formats, ", "), coll, p2p,
+      versions.empty() ? "" : fmt::format(", Inspector format {}", fmt::join(versions, ", ")),
+      capture.communicators.size(), capture.tool.version, capture.tool.git_sha, capture.created_at,
       capture.model ? fmt::format(" Model {}: {} bytes per token per AllReduce, {} AllReduces per step ({}).",
                                   escaped(capture.model->name), capture.model->bytes_per_token(),
                                   capture.model->allreduces_per_step, capture.model->allreduces_rule)
                     : " No --model: sizes are not turned into tokens.");
-  md +=
-      "Times are the Inspector's coll_exec_time_us (GPU kernel time, whole microseconds); an op's time is "
-      "the "
-      "slowest rank's, a step's communication the sum of its ops'.\n\n";
+  if (inspector)
+    md +=
+        "Times of the Inspector's records are its coll_exec_time_us (GPU kernel time, whole microseconds); "
+        "an op's time "
+        "is the slowest rank's, a step's communication the sum of its ops'.\n\n";
+  if (capture.trace.present)
+    md +=
+        "Times of a trace's collectives are their kernels' durations; communicator `trace` holds them, "
+        "joined over "
+        "ranks like the Inspector's records.\n\n";
   if (!capture.notes.empty()) {
     md += "## Notes\n\n";
     for (const std::string& note : capture.notes) md += "- " + escaped(note) + "\n";
     md += "\n";
   }
+  if (capture.trace.present) render_trace_markdown(md, capture.trace);
   for (const CommunicatorResult& c : capture.communicators) render_communicator(md, c);
   if (capture.replay) render_replay(md, *capture.replay);
   if (!capture.attribution.empty()) render_attribution(md, capture.attribution);

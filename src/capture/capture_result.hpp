@@ -1,5 +1,6 @@
-// The capture document (capture.json, schema_version 1): what the Inspector files hold per communicator, the
-// decode step found in them, per-size statistics, and the comparison with a replay and a serve run.
+// The capture document (capture.json, schema_version 2): what the Inspector files and the collectives of
+// profiler traces hold per communicator, the decode step found in them, per-size statistics, a trace's
+// timeline figures (trace_result.hpp), and the comparison with a replay and a serve run.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +13,21 @@
 
 #include "analysis/run_report.hpp"
 #include "capture/inspector_record.hpp"
+#include "capture/trace_result.hpp"
 #include "common/stats.hpp"
 
 namespace k25 {
 
-inline constexpr int kCaptureSchemaVersion = 1;
+inline constexpr int kCaptureSchemaVersion = 2;
 
 // The model given with --model, as far as the capture needs it.
 struct CaptureModel {
   std::string name;
   int hidden_size = 0;
-  int activation_bytes = 2;     // bf16
-  int allreduces_per_step = 0;  // num_layers x allreduces_per_layer (+ 1 with embedding_allreduce)
-  std::string allreduces_rule;  // how that count was made, for messages
+  int activation_bytes = 2;      // bf16
+  int allreduces_per_step = 0;   // num_layers x allreduces_per_layer (+ 1 with embedding_allreduce)
+  std::string allreduces_rule;   // how that count was made, for messages
+  std::vector<int> graph_sizes;  // CUDA-graph capture sizes: a graph-replayed step is padded to them
   std::uint64_t bytes_per_token() const {
     return static_cast<std::uint64_t>(hidden_size) * static_cast<std::uint64_t>(activation_bytes);
   }
@@ -37,6 +40,8 @@ struct SizeGroup {
   std::uint64_t bytes = 0;
   std::optional<int> tokens;  // AllReduce with --model: bytes / (hidden x activation bytes)
   std::string phase;
+  std::string mode;          // a trace's launch: "graph" | "eager"; "" where not known (the Inspector's)
+  std::string bytes_source;  // "trace" (recorded), "model" (--model and the step's batch) or "unknown"
   std::uint64_t count = 0;
   Stats exec_us;
   std::optional<Stats> busbw_gbps;  // the slowest rank's figure; absent when all were "nan"
@@ -134,7 +139,9 @@ struct CommunicatorResult {
 struct TimelineRow {
   std::uint64_t position = 0;
   std::uint16_t kind = 0;
-  std::uint64_t sn = 0, bytes = 0, exec_us = 0, start_ts = 0;
+  std::uint64_t sn = 0, bytes = 0;
+  double exec_us = 0;
+  std::uint64_t start_ts = 0;
   int slowest_rank = 0, ranks_present = 0;
   std::int64_t step = -1;  // index of its detected step, -1 outside steps
   char phase = '-';        // 'd' decode, 'p' prefill, '-' outside steps
@@ -149,6 +156,8 @@ struct ReplayMatch {
 };
 struct ReplayOpRow {
   std::string comm, kind, phase;
+  std::string
+      mode;  // a trace's launch mode ("graph" | "eager"): only the replay's results of that mode match
   std::uint64_t bytes = 0;
   std::optional<int> tokens;
   std::uint64_t count = 0;
@@ -170,12 +179,27 @@ struct ReplayStepRow {
   double captured_step_us_p50 = 0;       // all its collectives
   std::vector<ReplayStepMatch> replay;
 };
+// A trace's decode step at one batch: its communication share next to the replay's attribution at T = batch.
+struct ReplayShareMatch {
+  int concurrency = 0;
+  double tpot_ms = 0;
+  std::string key;  // the replay's CommShare key: "allreduce_eager", "allreduce_graph", ...
+  double comm_ms = 0, share = 0;
+};
+struct ReplayShareRow {
+  int batch = 0;
+  std::uint64_t steps = 0;
+  double trace_wall_ms = 0, trace_comm_ms = 0;  // p50 over the trace's steps (all ranks)
+  double trace_share = 0, trace_exposed_share = 0;
+  std::vector<ReplayShareMatch> replay;  // empty: the replay's attribution has no row at these tokens
+};
 struct ReplayComparison {
   std::string path;
   int ranks = 0;
   std::string transport, model;
   std::vector<ReplayOpRow> ops;
   std::vector<ReplayStepRow> steps;
+  std::vector<ReplayShareRow> shares;
   std::vector<std::string> notes;
 };
 
@@ -193,6 +217,9 @@ struct LiveAttributionRow {
   std::optional<double> captured_comm_ms, captured_share;
   std::string captured_reason;  // why there is no captured figure
   std::vector<LiveAttributionReplay> replay;
+  // From a trace: its decode steps at batch = concurrency (all ranks): wall time and communication, p50.
+  std::optional<double> trace_step_ms, trace_comm_ms, trace_share;
+  std::uint64_t trace_steps = 0;
 };
 
 struct EmitConfigStatus {
@@ -216,6 +243,7 @@ struct CaptureResult {
   std::optional<ReplayComparison> replay;
   std::vector<LiveAttributionRow> attribution;
   EmitConfigStatus emit_config;
+  TraceResult trace;  // present where profiler traces were read
 };
 
 void to_json(nlohmann::json& j, const CaptureResult& r);

@@ -283,7 +283,7 @@ void InspectorReader::Impl::add_op(const object& perf, bool p2p, std::uint32_t s
   op.sn = unsigned_at(perf, f.sn);
   if (p2p) op.peer = static_cast<std::int32_t>(integer_at(perf, "p2p_peer", -1, 1 << 24));
   op.bytes = unsigned_at(perf, f.bytes);
-  op.exec_us = unsigned_at(perf, f.exec_us);
+  op.exec_us = static_cast<double>(unsigned_at(perf, f.exec_us));
   op.timing_source = static_cast<std::uint8_t>(intern(capture.timing_sources, string_or(perf, f.timing, "")));
   op.algbw_gbps = bandwidth_or_nan(perf, f.algbw);
   op.busbw_gbps = bandwidth_or_nan(perf, f.busbw);

@@ -36,15 +36,35 @@ struct OpRecord {
   std::int32_t peer = -1;          // p2p_peer; -1 for collectives
   std::uint64_t sn = 0;            // coll_sn / p2p_sn: per communicator and per kind, as NCCL counts them
   std::uint64_t bytes = 0;         // coll_msg_size_bytes / p2p_msg_size_bytes
-  std::uint64_t exec_us = 0;       // coll_exec_time_us / p2p_exec_time_us
+  double exec_us = 0;              // coll_exec_time_us / p2p_exec_time_us (a trace's kernel time: fractional)
   double algbw_gbps = 0, busbw_gbps = 0;  // the Inspector's figures (NaN where it wrote "nan")
   std::uint64_t start_ts = 0;  // event_trace_ts.coll_start_ts / p2p_start_ts (verbose output only; else 0)
   std::uint64_t dump_ts = 0;   // metadata.dump_timestamp_us of the record or of its dump's marker
+  // From a profiler trace only: the step the trace analysis put the op in (-1: none; the same number on every
+  // rank), its phase ('d' decode, 'p' prefill, '-'), how it was launched and where its size came from.
+  std::int64_t step = -1;
+  char phase = '-';
+  std::uint8_t launch = 0;        // LaunchMode (capture/trace_model.hpp): 0 unknown (the Inspector's records)
+  std::uint8_t bytes_source = 0;  // 0 recorded (Inspector, or the trace), 1 the model, 2 unknown
 };
+
+// How an op was launched (capture.json "mode"): "" where the input does not say.
+inline const char* launch_mode_name(std::uint8_t launch) {
+  return launch == 1 ? "eager" : launch == 2 ? "graph" : "";
+}
+
+// Where an op's size came from (capture.json "bytes_source").
+inline const char* bytes_source_name(std::uint8_t source) {
+  return source == 1 ? "model" : source == 2 ? "unknown" : "trace";
+}
 
 // One input file and what was found in it.
 struct InputFile {
   std::string path;
+  std::string format = "inspector";  // "inspector" | "kineto" | "nsys"
+  // Profiler traces: events (Kineto) or rows (nsys) read, GPU activities, kernels, step marks, graph
+  // launches.
+  std::uint64_t trace_events = 0, gpu_activities = 0, kernels = 0, step_marks = 0, graph_launches = 0;
   std::uint64_t lines = 0;  // non-empty lines
   std::uint64_t coll_records = 0, p2p_records = 0, dump_markers = 0, proxy_records = 0, other_records = 0;
   std::set<std::string> format_versions;

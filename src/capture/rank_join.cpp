@@ -113,7 +113,12 @@ std::vector<CommunicatorOps> join_ranks(const InspectorCapture& capture) {
       JoinedOp joined;
       joined.kind = keyed[i].kind;
       joined.sn = keyed[i].sn;
-      joined.bytes = capture.ops[keyed[i].op].bytes;
+      const OpRecord& lowest = capture.ops[keyed[i].op];
+      joined.bytes = lowest.bytes;
+      joined.step = lowest.step;
+      joined.phase = lowest.phase;
+      joined.launch = lowest.launch;
+      joined.bytes_source = lowest.bytes_source;
       int previous_rank = -1;
       bool have_time = false;
       for (; j < keyed.size() && keyed[j].kind == joined.kind && keyed[j].sn == joined.sn; ++j) {

@@ -18,12 +18,15 @@ struct JoinedOp {
   std::uint16_t kind = 0;
   std::uint64_t sn = 0;
   std::uint64_t bytes = 0;     // the lowest rank's coll_msg_size_bytes (size_mismatch when ranks disagree)
-  std::uint64_t exec_us = 0;   // max over the ranks that recorded it: the slowest rank sets the op's time
+  double exec_us = 0;          // max over the ranks that recorded it: the slowest rank sets the op's time
   int slowest_rank = 0;        // the rank with that time (the lowest one on a tie)
   int ranks_present = 0;       // ranks with a record of this op
   bool size_mismatch = false;  // ranks recorded different sizes
   double busbw_gbps = 0;       // the slowest rank's coll_busbw_gbs (NaN where the Inspector wrote "nan")
   std::uint64_t start_ts = 0;  // the earliest event_trace_ts start over ranks (verbose output), else 0
+  std::int64_t step = -1;      // a trace's step (its lowest rank's record); -1 for the Inspector's
+  char phase = '-';
+  std::uint8_t launch = 0, bytes_source = 0;  // as OpRecord
 };
 
 // Missing ranks listed by number (a damaged header may claim millions of ranks; the count is kept whole).

@@ -55,12 +55,14 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
       row.comm = comm_label(c);
       row.kind = g.kind;
       row.phase = g.phase;
+      row.mode = g.mode;
       row.bytes = g.bytes;
       row.tokens = g.tokens;
       row.count = g.count;
       row.captured_us_p50 = g.exec_us.p50;
       for (const PhaseResult* r : allreduce) {
-        if (r->bytes_per_op != g.bytes) continue;
+        if (r->bytes_per_op != g.bytes || g.bytes == 0) continue;
+        if (!g.mode.empty() && to_string(r->mode) != g.mode) continue;
         ReplayMatch m;
         m.mode = to_string(r->mode);
         m.tokens = r->tokens;
@@ -94,6 +96,26 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
       out.steps.push_back(std::move(row));
     }
   }
+  // A trace's decode steps: their communication share next to the replay's attribution at T = batch.
+  for (const TraceStepGroup& g : capture.trace.groups) {
+    if (g.rank || g.phase != "decode" || !g.batch) continue;
+    ReplayShareRow row;
+    row.batch = *g.batch;
+    row.steps = g.steps;
+    row.trace_wall_ms = g.wall_us.p50 / 1000.0;
+    row.trace_comm_ms = g.comm_merged_us.p50 / 1000.0;
+    row.trace_share = g.comm_share;
+    row.trace_exposed_share = g.exposed_share;
+    for (const AttributionRow& a : replay.attribution) {
+      if (a.tokens != row.batch) continue;
+      for (const CommShare& c : a.comm)
+        row.replay.push_back({a.concurrency, a.tpot_ms, c.key, c.comm_ms, c.share});
+    }
+    out.shares.push_back(std::move(row));
+  }
+  if (capture.trace.present && replay.attribution.empty())
+    out.notes.push_back(fmt::format(
+        "{} has no attribution (its serve phase did not run): the trace's shares stand alone", path));
   for (const std::string& kind : unmatched_kinds)
     out.notes.push_back(fmt::format("{}: the replay has no {} phase to compare with", kind, kind));
   if (p2p)
@@ -145,6 +167,13 @@ std::vector<LiveAttributionRow> live_attribution(const CaptureResult& capture,
       }
     }
     fill_replay(row);
+    for (const TraceStepGroup& g : capture.trace.groups)
+      if (!g.rank && g.phase == "decode" && g.batch == level.concurrency) {
+        row.trace_steps = g.steps;
+        row.trace_step_ms = g.wall_us.p50 / 1000.0;
+        row.trace_comm_ms = g.comm_merged_us.p50 / 1000.0;
+        row.trace_share = row.trace_comm_ms.value() / row.tpot_ms;
+      }
     rows.push_back(std::move(row));
   }
   if (tpot_ms && *tpot_ms > 0) {

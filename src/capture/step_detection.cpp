@@ -144,7 +144,49 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
   // Segments of each step, as [first, last] positions.
   std::vector<std::pair<std::size_t, std::size_t>> step_spans;
   bool only_incomplete = false;
+  const bool given = !hints.given_method.empty();
+  if (given) {
+    // The trace's own steps: runs of positions with one step number; the most frequent shape is the pattern.
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = 0; i < n;) {
+      const std::int64_t step = comm.ops[comm.sequence[i]].step;
+      std::size_t j = i + 1;
+      while (j < n && comm.ops[comm.sequence[j]].step == step) ++j;
+      if (step >= 0) spans.emplace_back(i, j - 1);
+      i = j;
+    }
+    std::map<std::string, std::uint64_t> shapes;
+    for (const auto& [first, last] : spans) ++shapes[shape_key(comm, first, last)];
+    std::string modal;
+    std::uint64_t modal_count = 0;
+    for (const auto& [key, count] : shapes)
+      if (count > modal_count) {
+        modal = key;
+        modal_count = count;
+      }
+    if (modal_count > 0) {
+      d.found = true;
+      d.method = hints.given_method;
+      d.pattern = parse_shape(modal);
+      std::map<std::string, std::uint64_t> others;
+      for (const auto& [first, last] : spans) {
+        const std::string key = shape_key(comm, first, last);
+        if (key == modal) {
+          step_spans.emplace_back(first, last);
+        } else {
+          ++d.other_segments;
+          ++others[describe_shape(key, kinds)];
+        }
+      }
+      std::vector<std::pair<std::string, std::uint64_t>> sorted(others.begin(), others.end());
+      std::stable_sort(sorted.begin(), sorted.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      if (sorted.size() > 5) sorted.resize(5);
+      d.other_shapes = std::move(sorted);
+    }
+  }
   for (std::uint16_t anchor : candidates) {
+    if (given) break;
     const AnchorTrial trial = try_anchor(comm, anchor, uncertain);
     if (trial.certain_segments == 0 && trial.incomplete > 0) only_incomplete = true;
     if (!trial.accepted) continue;
@@ -181,7 +223,7 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
 
   const auto allreduce = std::find(kinds.begin(), kinds.end(), "AllReduce");
   const auto allreduce_kind = static_cast<std::uint16_t>(allreduce - kinds.begin());
-  if (!d.found && hints.model_allreduces_per_step && *hints.model_allreduces_per_step > 0 &&
+  if (!d.found && !given && hints.model_allreduces_per_step && *hints.model_allreduces_per_step > 0 &&
       allreduce != kinds.end() && kind_count[allreduce_kind] > 0) {
     // Runs of same-size AllReduces, each cut into steps of the model's AllReduces per step from its start.
     const auto per_step = static_cast<std::size_t>(*hints.model_allreduces_per_step);
@@ -215,7 +257,9 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
     std::vector<std::string> present;
     for (std::size_t k = 0; k < kinds.size(); ++k)
       if (kind_count[k] > 0) present.push_back(kinds[k]);
-    if (only_incomplete) {
+    if (given) {
+      d.reason = fmt::format("the trace's steps ({}) hold none of its collectives", hints.given_method);
+    } else if (only_incomplete) {
       d.reason = "missing sequence numbers (dropped or sampled records) break every candidate step";
     } else if (present.size() == 1) {
       d.reason = fmt::format("the sequence holds only {} ops: no op occurs once per step to delimit steps{}",
@@ -288,7 +332,18 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
           fmt::format("no jump of {:g} x or more between step sizes above half of the steps: all decode",
                       hints.prefill_factor);
   }
-  for (DetectedStep& step : d.steps) step.prefill = step.bytes > d.prefill_above_bytes;
+  for (DetectedStep& step : d.steps) {
+    step.prefill = step.bytes > d.prefill_above_bytes;
+    // A trace's step whose mark gives its phase keeps it (mixed steps count as prefill).
+    const char phase = comm.ops[comm.sequence[step.first]].phase;
+    if (given && (phase == 'd' || phase == 'p' || phase == 'm')) step.prefill = phase != 'd';
+  }
+  if (given && std::any_of(d.steps.begin(), d.steps.end(), [&](const DetectedStep& s) {
+        return comm.ops[comm.sequence[s.first]].phase != '?';
+      }))
+    d.prefill_rule =
+        "the phase each step's mark gives (mixed steps count as prefill); steps without one by size: " +
+        d.prefill_rule;
   return d;
 }
 

@@ -22,6 +22,9 @@ struct StepHints {
   // half the steps (none: every step is decode).
   std::optional<std::uint64_t> prefill_above_bytes;
   double prefill_factor = 4.0;
+  // A profiler trace's steps, found on its timeline (JoinedOp::step, ::phase): the step detection takes them
+  // as they are and names this method ("engine_marks", "comm_pattern", "gpu_idle_gaps").
+  std::string given_method;
 };
 
 struct PatternRun {
@@ -32,14 +35,14 @@ struct PatternRun {
 struct DetectedStep {
   std::size_t first = 0, last = 0;  // positions in CommunicatorOps::sequence, inclusive
   std::uint64_t bytes = 0;          // the step's size: its largest op of the dominant kind
-  std::uint64_t comm_us = 0;        // sum of its ops' times (each the max over ranks)
+  double comm_us = 0;               // sum of its ops' times (each the max over ranks)
   bool prefill = false;
   bool partial = false;  // some op lacks a rank's record: its time is the max over the ranks that have it
 };
 
 struct StepDetection {
   bool found = false;
-  std::string method;  // "anchor" (an op once per step closes it) or "model_allreduces_per_step"
+  std::string method;  // "anchor" (an op once per step closes it), "model_allreduces_per_step" or given
   std::string reason;  // why no step was found
   std::optional<std::uint16_t> anchor_kind;
   std::uint16_t dominant_kind = 0;  // the kind with most ops per step; its size is the step's size

@@ -8,16 +8,7 @@
 set -u
 k25comm=$1 src=$2 out=$3
 data=$src/tests/capture/data
-python=$(command -v /usr/bin/python3 || command -v python3)
-rm -rf "$out"
-mkdir -p "$out"
-fail() { echo "FAIL: $*"; exit 1; }
-
-"$k25comm" --sizes "$src/configs/smoke.yaml" --backend mpi --phases allreduce --modes eager --tokens 1,2,4 \
-  --iters 3 --warmup 1 --op-iters 2 --time-budget 1 --no-check --out "$out/replay" >"$out/replay.log" 2>&1 ||
-  { cat "$out/replay.log"; fail "the replay run failed"; }
-
-export K25_PLOT_CAPTURE_SCRIPT=$src/tools/plot-capture
+. "$(dirname "$0")/check_setup.sh"
 "$k25comm" capture "$data/tp2-v40" --model "$src/configs/smoke.yaml" --replay "$out/replay/report.json" \
   --serve "$src/tests/analysis/data/pcie-report.json" --tpot 12.5 --emit-config "$out/step.yaml" \
   --out "$out/capture" >"$out/capture.log" 2>&1
@@ -50,7 +41,7 @@ for f in capture.json capture.md capture-ops.csv; do [ -s "$out/capture/$f" ] ||
 import json, os, sys
 out = sys.argv[1]
 c = json.load(open(os.path.join(out, "capture.json")))
-assert c["schema_version"] == 1
+assert c["schema_version"] == 2
 comm = c["communicators"][0]
 assert comm["step"]["pattern_text"] == "AllReduce x 8, AllGather x 1", comm["step"]
 assert comm["step"]["decode_steps"] == 7 and comm["step"]["prefill_steps"] == 1

@@ -1,0 +1,71 @@
+// Kernel classes as data: a table of kernel-name patterns (the one shipped in data/kernel-classes.yaml, and
+// the user's --kernel-classes tables before it) that sorts each GPU kernel into a class and, for
+// communication, its collective kind and element type.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace k25 {
+
+// The classes, in the order the outputs list them. `unclassified`: no rule matched.
+enum class KernelClass : std::uint8_t {
+  communication,
+  gemm,
+  attention,
+  moe_routing,
+  norm_elementwise,
+  memcpy_memset,
+  other,
+  unclassified
+};
+
+struct KernelClassInfo {
+  KernelClass id;
+  const char* key;    // in the tables and capture.json: "moe_routing"
+  const char* title;  // in capture.md: "MoE routing/permute"
+};
+inline constexpr std::array<KernelClassInfo, 8> kKernelClasses = {{
+    {KernelClass::communication, "communication", "communication"},
+    {KernelClass::gemm, "gemm", "GEMM"},
+    {KernelClass::attention, "attention", "attention"},
+    {KernelClass::moe_routing, "moe_routing", "MoE routing/permute"},
+    {KernelClass::norm_elementwise, "norm_elementwise", "norm/elementwise"},
+    {KernelClass::memcpy_memset, "memcpy_memset", "memcpy/memset"},
+    {KernelClass::other, "other", "other"},
+    {KernelClass::unclassified, "unclassified", "unclassified"},
+}};
+const KernelClassInfo& kernel_class_info(KernelClass id);
+
+struct KernelClassification {
+  KernelClass cls = KernelClass::unclassified;
+  std::string kind;   // communication: "AllReduce", "AllGather", "SendRecv", "Dispatch", ...
+  std::string dtype;  // where the name gives it: "bf16", "float"
+};
+
+// Where the shipped table is: data/kernel-classes.yaml beside the executable (src/common/shared_files.hpp);
+// empty when it cannot be found.
+std::string shipped_kernel_class_table();
+
+class KernelClassifier {
+ public:
+  // Loads `tables` in order (the first matching rule of the first table wins). Throws UsageError naming the
+  // file and line for a table that cannot be read, a bad pattern or an unknown class.
+  explicit KernelClassifier(const std::vector<std::string>& tables);
+  ~KernelClassifier();
+  KernelClassifier(KernelClassifier&&) noexcept;
+  KernelClassifier& operator=(KernelClassifier&&) noexcept;
+
+  KernelClassification classify(std::string_view kernel_name) const;
+  const std::vector<std::string>& tables() const;
+  std::size_t rules() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace k25

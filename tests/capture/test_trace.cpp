@@ -1,0 +1,504 @@
+// Profiler traces in the capture stage: the fixtures make_trace_fixtures.py writes (Kineto JSON plain and
+// gzip, Nsight Systems SQLite), read and analysed, against figures worked out by hand from their layouts (the
+// docstrings there give each timeline); the kernel-class table, the step-mark names, the interval arithmetic,
+// and every bad input's one-line message.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+#include "../analysis/temp_dir.hpp"
+#include "capture/capture_analysis.hpp"
+#include "capture/capture_inputs.hpp"
+#include "capture/intervals.hpp"
+#include "capture/kernel_classes.hpp"
+#include "capture/kineto_reader.hpp"
+#include "capture/step_marks.hpp"
+#include "capture/trace_analysis.hpp"
+#include "capture/trace_headline.hpp"
+#include "common/error.hpp"
+#include "config/config_loader.hpp"
+
+using namespace k25;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(K25_TRACE_FIXTURES) + "/" + name;
+}
+
+const KernelClassifier& shipped() {
+  static const KernelClassifier classifier({std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"});
+  return classifier;
+}
+
+std::optional<CaptureModel> model_of(const std::string& config) {
+  const RunConfig loaded = load_config(std::string(K25_SOURCE_DIR) + "/configs/" + config);
+  CaptureModel m = capture_model(loaded.model);
+  m.graph_sizes = loaded.sweep.graph_sizes;
+  return m;
+}
+
+TraceAnalysis analyze(const std::string& path, std::optional<CaptureModel> model = std::nullopt) {
+  TraceSettings settings;
+  settings.model = std::move(model);
+  return analyze_trace(read_capture_inputs({fixture(path)}).trace, shipped(), settings);
+}
+
+const TraceStepGroup& group(const TraceResult& t, const std::string& phase, std::optional<int> batch,
+                            std::optional<int> rank = std::nullopt) {
+  const auto it = std::find_if(t.groups.begin(), t.groups.end(), [&](const TraceStepGroup& g) {
+    return g.phase == phase && g.batch == batch && g.rank == rank;
+  });
+  REQUIRE(it != t.groups.end());
+  return *it;
+}
+
+template <typename T>
+const T& named(const std::vector<T>& list, const std::string& name) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const T& x) {
+    if constexpr (requires { x.kind; })
+      return x.kind == name;
+    else
+      return x.cls == name;
+  });
+  REQUIRE(it != list.end());
+  return *it;
+}
+
+const JoinCostGroup& join(const TraceResult& t, std::optional<int> batch, const std::string& kind) {
+  const auto it = std::find_if(t.join.begin(), t.join.end(),
+                               [&](const JoinCostGroup& g) { return g.batch == batch && g.kind == kind; });
+  REQUIRE(it != t.join.end());
+  return *it;
+}
+
+std::string read_error(const std::vector<std::string>& paths) {
+  try {
+    const CaptureInputs inputs = read_capture_inputs(paths);
+    (void)inputs;
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("trace: a vLLM TP8 decode under CUDA graphs, 8 gzip rank files with skewed starts") {
+  // The frontend's host-only trace in the folder is skipped, said.
+  const CaptureInputs inputs = read_capture_inputs({fixture("vllm-tp8")});
+  REQUIRE(inputs.inspector.notes.size() == 1);
+  CHECK_THAT(inputs.inspector.notes[0],
+             Contains("skipped " + fixture("vllm-tp8/k25-vllm-frontend.1767225600.pt.trace.json.gz") +
+                      ": a profiler trace without GPU events"));
+  const TraceAnalysis a = analyze("vllm-tp8");
+  const TraceResult& t = a.result;
+  REQUIRE(t.ranks.size() == 8);
+  CHECK(t.step_method == "engine_marks");
+  CHECK(t.step_method_detail == "vLLM execute_model marks on 8 of 8 rank(s)");
+  CHECK(t.steps == 44);  // even ranks 6 steps, odd ranks 5
+  CHECK(t.reference_rank == 0);
+
+  // Rank 0 over its whole trace: 6 steps of 123 x (GEMM, AllReduce, attention) + AllGather + sampler, a copy
+  // each.
+  const TraceRankResult& r0 = t.ranks[0];
+  CHECK(r0.rank == 0);
+  CHECK(r0.rank_source == "distributedInfo");
+  CHECK(r0.world_size == 8);
+  CHECK(r0.kernels == 2226);
+  CHECK(r0.copies == 6);
+  CHECK(r0.graph_kernels == 2226);
+  CHECK(r0.kernel_busy_us == Approx(6 * 658.9));  // per step: 123 x (2 + 3.3) + 5 + 2
+  CHECK(r0.gpu_busy_us == Approx(6 * 660.9));
+  CHECK(r0.span_us == Approx(5755.5));  // the first copy at 9990 us to the last sampler's end at 15745.5 us
+  REQUIRE(r0.comm_kinds.size() == 2);
+  CHECK(named(r0.comm_kinds, "AllReduce").count == 738);
+  CHECK(named(r0.comm_kinds, "AllReduce").sum_us == Approx(2214.0));
+  CHECK(named(r0.comm_kinds, "AllGather").sum_us == Approx(30.0));
+  CHECK(r0.comm.merged_us == Approx(2244.0));
+  CHECK(r0.comm.overlapped_us == Approx(369.0));  // attention overlaps each AllReduce's last 0.5 us
+  CHECK(r0.comm.exposed_us == Approx(1875.0));
+  CHECK(r0.comm.overlap_percent == Approx(100.0 * 369.0 / 2244.0));
+  CHECK_FALSE(r0.profiler_steps);
+  CHECK(named(r0.classes, "attention").sum_us == Approx(590.4));
+  CHECK(named(r0.classes, "norm_elementwise").count == 6);
+  CHECK(named(r0.classes, "memcpy_memset").merged_us == Approx(12.0));
+  CHECK(t.ranks[1].kernels == 1855);
+
+  // One decode step: GPU window from the copy at T-10 to the sampler's end at T+745.5.
+  const TraceStepGroup& b1 = group(t, "decode", 1);
+  CHECK(b1.steps == 20);
+  CHECK(b1.tokens == 1);
+  CHECK(b1.wall_us.p50 == Approx(755.5));
+  CHECK(b1.wall_us.max == Approx(755.5));
+  CHECK(b1.busy_us.p50 == Approx(660.9));
+  CHECK(b1.idle_us.p50 == Approx(94.6));
+  REQUIRE(b1.host_us);
+  CHECK(b1.host_us->p50 == Approx(60.0));
+  CHECK(b1.comm_merged_us.p50 == Approx(374.0));
+  CHECK(b1.comm_overlapped_us.p50 == Approx(61.5));
+  CHECK(b1.comm_exposed_us.p50 == Approx(312.5));
+  CHECK(b1.comm_share == Approx(374.0 / 755.5));
+  CHECK(b1.exposed_share == Approx(312.5 / 755.5));
+  CHECK(named(b1.classes, "gemm").kernels_per_step == 123);
+  CHECK(named(b1.classes, "gemm").share == Approx(246.0 / 755.5));
+  CHECK(named(b1.classes, "attention").merged_us.p50 == Approx(98.4));
+  const TraceKindShare& ar = named(b1.kinds, "AllReduce");
+  CHECK(ar.ops_per_step == 123);
+  CHECK(ar.op_us.p50 == Approx(3.0));
+  CHECK(ar.merged_us.p50 == Approx(369.0));
+  CHECK(ar.sum_us.p50 == Approx(369.0));
+  CHECK(named(b1.classes, "attention").sum_us.p50 == Approx(98.4));
+  CHECK(ar.dtype == "bf16");
+  CHECK(ar.launch == "graph");
+  CHECK(ar.bytes == 0);
+  CHECK(ar.bytes_source == "unknown");
+  CHECK(named(b1.kinds, "AllGather").op_us.p50 == Approx(5.0));
+  CHECK(group(t, "decode", 3).steps == 24);
+  CHECK(group(t, "decode", 1, 1).steps == 2);
+  CHECK(t.sizes_unknown == 44 * 124);
+  CHECK_THAT(t.notes.back(),
+             Contains("5456 of 5456 collective kernels have no size in the trace (5456 of them "
+                      "replayed by CUDA graphs"));
+
+  // The join cost: rank r runs 0.25 r us late; step 0 has the even ranks only.
+  const JoinCostGroup& j1 = join(t, 1, "AllReduce");
+  CHECK(j1.steps == 3);
+  CHECK(j1.collectives == 369);
+  CHECK(j1.ranks == 8);
+  CHECK(j1.start_spread_us.min == Approx(1.5));
+  CHECK(j1.start_spread_us.p50 == Approx(1.75));
+  CHECK(j1.last_rank == 7);
+  CHECK(j1.last_rank_share == Approx(2.0 / 3.0));
+  CHECK(join(t, 3, "AllReduce").last_rank_share == Approx(1.0));
+  CHECK(join(t, 3, "AllGather").collectives == 3);
+
+  const std::vector<std::string> headline = trace_headline(t, 2);
+  REQUIRE(headline.size() == 2);
+  CHECK(headline[0] ==
+        "decode step at batch 3: 755.5 us (p50 of 24 steps over the ranks); communication 374.0 us = 49.5 % "
+        "(exposed "
+        "312.5 us = 41.4 %): AllReduce 123 x 3.0 us, AllGather 1 x 5.0 us; GEMM 32.6 %, attention 13.0 %, "
+        "norm/elementwise 0.3 %, memcpy/memset 0.3 %, GPU idle 12.5 %");
+
+  // The collectives as records: one communicator of 8 ranks, lined up across the skewed files.
+  CaptureSettings settings;
+  settings.given_step_methods[kTraceCommunicatorId] = a.step_method;
+  InspectorCapture records = a.records;
+  const CaptureResult r = analyze_capture(records, settings);
+  REQUIRE(r.communicators.size() == 1);
+  const CommunicatorResult& c = r.communicators[0];
+  CHECK(c.id == "trace");
+  CHECK(c.n_ranks == 8);
+  CHECK(c.joined_ops == 744);
+  CHECK(c.partial_ops == 124);  // step 0: the odd ranks' files start a step later
+  CHECK(c.step.method == "engine_marks");
+  CHECK(c.step.pattern_text == "AllReduce x 123, AllGather x 1");
+  CHECK(c.step.decode_steps == 6);
+}
+
+TEST_CASE(
+    "trace: --model sizes graph-replayed AllReduces from the step's batch, padded to the capture sizes") {
+  const TraceAnalysis a = analyze("vllm-tp8", model_of("kimi.yaml"));
+  const TraceResult& t = a.result;
+  CHECK(t.sizes_model == 44 * 123);
+  CHECK(t.sizes_unknown == 44);  // the AllGathers
+  const TraceKindShare& b1 = named(group(t, "decode", 1).kinds, "AllReduce");
+  CHECK(b1.bytes == 14336);
+  CHECK(b1.bytes_source == "model");
+  CHECK(named(group(t, "decode", 3).kinds, "AllReduce").bytes ==
+        4 * 14336);  // batch 3 replays the graph of 4
+  CaptureSettings settings;
+  settings.model = model_of("kimi.yaml");
+  settings.given_step_methods[kTraceCommunicatorId] = a.step_method;
+  const CaptureResult r = analyze_capture(a.records, settings);
+  const auto& groups = r.communicators.at(0).by_size;
+  const auto padded = std::find_if(groups.begin(), groups.end(), [](const SizeGroup& g) {
+    return g.kind == "AllReduce" && g.bytes == 57344 && g.phase == "decode";
+  });
+  REQUIRE(padded != groups.end());
+  CHECK(padded->tokens == 4);
+  CHECK(padded->mode == "graph");
+  CHECK(padded->bytes_source == "model");
+  CHECK(padded->count == 369);
+}
+
+TEST_CASE(
+    "trace: vLLM's custom all-reduce, eager, integer timestamps since the epoch, ranks from file names") {
+  const TraceResult t = analyze("custom-ar-tp2").result;
+  REQUIRE(t.ranks.size() == 2);
+  CHECK(t.ranks[1].rank == 1);
+  CHECK(t.ranks[1].rank_source == "file name");
+  CHECK(t.ranks[1].world_size == 0);
+  CHECK(t.ranks[0].graph_kernels == 0);
+  CHECK(named(t.ranks[0].comm_kinds, "AllReduce").count ==
+        16);  // cross_device_reduce_1stage counts as communication
+  CHECK(named(t.ranks[0].comm_kinds, "AllReduce").sum_us == Approx(48.0));
+  CHECK(named(t.ranks[0].comm_kinds, "AllGather").sum_us == Approx(24.0));  // NCCL 2.18's ncclKernel_ name
+  const TraceStepGroup& g = group(t, "decode", 2);                          // execute_new_0_cached_2
+  CHECK(g.steps == 8);
+  CHECK(g.wall_us.p50 == Approx(46.0));
+  CHECK(g.busy_us.p50 == Approx(34.0));
+  CHECK(g.comm_merged_us.p50 == Approx(18.0));
+  CHECK(g.comm_overlapped_us.p50 == Approx(0.0));
+  CHECK(named(g.kinds, "AllReduce").launch == "eager");
+  CHECK(named(g.kinds, "AllGather").dtype == "int8_t");
+  const JoinCostGroup& j = join(t, 2, "AllReduce");
+  CHECK(j.start_spread_us.p50 == Approx(1.0));
+  CHECK(j.last_rank == 1);
+}
+
+TEST_CASE("trace: SGLang steps with c10d's sizes on eager kernels") {
+  const TraceAnalysis a = analyze("sglang-c10d-tp2");
+  const TraceResult& t = a.result;
+  CHECK(t.step_method_detail == "SGLang step marks on 2 of 2 rank(s)");
+  CHECK(t.sizes_trace == 2 * 6 * 9);
+  for (const int tokens : {1, 2, 4}) {
+    const TraceStepGroup& g = group(t, "decode", tokens);
+    CHECK(g.steps == 4);
+    CHECK(g.wall_us.p50 == Approx(43.0));
+    CHECK(g.comm_merged_us.p50 == Approx(19.0));
+    CHECK(named(g.kinds, "AllReduce").bytes == 512u * tokens);
+    CHECK(named(g.kinds, "AllReduce").bytes_source == "trace");
+    CHECK(named(g.kinds, "AllGather").bytes == 1000u * tokens);
+  }
+  CHECK(join(t, 4, "AllReduce").start_spread_us.max == Approx(0.25));
+  CaptureSettings settings;
+  settings.model = model_of("smoke.yaml");
+  settings.given_step_methods[kTraceCommunicatorId] = a.step_method;
+  const CaptureResult r = analyze_capture(a.records, settings);
+  const StepSummary& s = r.communicators.at(0).step;
+  CHECK(s.pattern_text == "AllReduce x 8, AllGather x 1");
+  CHECK(s.matches_model == true);
+  CHECK(s.decode_steps == 6);
+  CHECK(s.prefill_rule.starts_with("the phase each step's mark gives"));
+}
+
+TEST_CASE("trace: an Nsight Systems export of two processes, NVTX marks and NCCL payload sizes") {
+  const TraceResult t = analyze("nsys-tp2.sqlite").result;
+  REQUIRE(t.ranks.size() == 2);
+  CHECK(t.ranks[1].rank == 1);
+  CHECK(t.ranks[1].rank_source == "device");
+  CHECK(t.ranks[0].kernels == 9);
+  CHECK(named(t.ranks[1].comm_kinds, "AllReduce").sum_us == Approx(18.0));
+  // Process 1002's marks are registered strings and its correlation ids repeat process 1001's.
+  CHECK(t.ranks[1].steps == 3);
+  const TraceStepGroup& g = group(t, "decode", 2);
+  CHECK(g.steps == 6);
+  CHECK(g.wall_us.p50 == Approx(13.0));
+  CHECK(g.busy_us.p50 == Approx(11.0));
+  CHECK(g.comm_merged_us.p50 == Approx(6.0));
+  CHECK(named(g.kinds, "AllReduce").bytes == 4096);
+  CHECK(named(g.kinds, "AllReduce").bytes_source == "trace");
+  CHECK(t.sizes_trace == 12);
+  CHECK(join(t, 2, "AllReduce").start_spread_us.p50 == Approx(0.5));
+}
+
+TEST_CASE("trace: an nsys export that traced CUDA graphs whole says so and how to trace again") {
+  const TraceResult t = analyze("nsys-graphs.sqlite").result;
+  CHECK(t.step_method == "gpu_idle_gaps");
+  REQUIRE_FALSE(t.notes.empty());
+  CHECK_THAT(t.notes.front(), Contains("3 CUDA graph launches, but no kernel inside a graph"));
+  CHECK_THAT(t.notes.front(), Contains("--cuda-graph-trace=node"));
+}
+
+TEST_CASE("trace: a file still being written is read up to its cut, and says where") {
+  for (const std::string name : {"bad/cut-rank-0.pt.trace.json", "bad/cut-rank-0.pt.trace.json.gz"}) {
+    const CaptureInputs inputs = read_capture_inputs({fixture(name)});
+    REQUIRE(inputs.trace.files.size() == 1);
+    CHECK(inputs.trace.files[0].cut);
+    CHECK_THAT(inputs.trace.files[0].cut_reason, Contains("the event cut there is left out"));
+    CHECK(inputs.trace.files[0].kernels > 0);
+  }
+  const CaptureInputs plain = read_capture_inputs({fixture("bad/cut-rank-0.pt.trace.json")});
+  CHECK(plain.trace.files[0].kernels == 3);  // the cut falls in the second step's AllReduce
+  CHECK_THAT(read_capture_inputs({fixture("bad/cut-rank-0.pt.trace.json.gz")}).trace.files[0].cut_reason,
+             Contains("its gzip stream ends early"));
+}
+
+TEST_CASE("trace: bad input gets one line naming the file") {
+  const auto error = [](const std::string& name) { return read_error({fixture(name)}); };
+  CHECK(error("bad/not-a-trace.json") ==
+        fixture("bad/not-a-trace.json") +
+            ": JSON, but neither a profiler trace (no traceEvents array) nor NCCL Inspector output");
+  CHECK(error("bad/cpu-only.json") == fixture("bad/cpu-only.json") +
+                                          ": a profiler trace without GPU events (no kernel, memcpy or "
+                                          "memset): profile with ProfilerActivity.CUDA");
+  CHECK_THAT(error("bad/different-runs"), Contains("files of different runs: "));
+  CHECK_THAT(error("bad/different-runs"), Contains("run-rank-0.json has world size 8"));
+  CHECK_THAT(error("bad/same-rank"), Contains("a.json and "));
+  CHECK_THAT(error("bad/same-rank"), Contains("b.json both claim rank 0 (from distributedInfo)"));
+  CHECK(error("bad/not-nsys.sqlite") ==
+        fixture("bad/not-nsys.sqlite") +
+            ": a SQLite database, but not an Nsight Systems export (no StringIds and "
+            "CUPTI_ACTIVITY_KIND_* tables)");
+  CHECK(error("bad/corrupt.sqlite") ==
+        fixture("bad/corrupt.sqlite") + ": corrupt SQLite database (file is not a database)");
+  k25::test::TempDir dir;
+  const std::string binary = dir.write("blob.bin", std::string("\x01\x02\x03 not a trace", 16));
+  CHECK(read_error({binary}) ==
+        binary +
+            ": not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) "
+            "or an Nsight Systems SQLite export");
+  // Files of two runs on different days: their GPU times do not overlap.
+  for (const auto& [name, day] :
+       {std::pair<std::string, std::string>{"x-rank-0.json", "1767225600000000000"},
+        std::pair<std::string, std::string>{"x-rank-1.json", "1767312000000000000"}})
+    dir.write(name,
+              "{\"baseTimeNanoseconds\": " + day +
+                  ", \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
+                  "\"tid\": 7, \"ts\": 1.5, \"dur\": 2.0, \"args\": {\"device\": 0}}]}");
+  CHECK_THAT(read_error({(dir.path() / "x-rank-0.json").string(), (dir.path() / "x-rank-1.json").string()}),
+             Contains("files of different runs: the GPU times of "));
+}
+
+TEST_CASE("trace: both timestamp styles give the same nanoseconds") {
+  KinetoReader reader;
+  const TraceCapture relative = reader.read_text(
+      R"({"baseTimeNanoseconds": 1700000000000000000, "traceEvents": [
+         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 12.345, "dur": 1.5, "args": {"device": 0}}]})",
+      "relative.json");
+  const TraceCapture epoch = reader.read_text(
+      R"({"traceEvents": [
+         {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000012, "dur": 2}]})",
+      "epoch-rank-3.json");
+  REQUIRE(relative.activities.size() == 1);
+  REQUIRE(epoch.activities.size() == 1);
+  CHECK(relative.activities[0].start_ns == 1700000000000012345);
+  CHECK(relative.activities[0].end_ns == 1700000000000013845);
+  CHECK(epoch.activities[0].start_ns == 1700000000000012000);
+  CHECK(epoch.activities[0].end_ns == 1700000000000014000);
+  CHECK(epoch.ranks[0].rank == 3);
+  CHECK(epoch.ranks[0].rank_source == "file name");
+}
+
+TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, a user's table first") {
+  const KernelClassifier& c = shipped();
+  const auto check = [&](const std::string& name, KernelClass cls, const std::string& kind = "",
+                         const std::string& dtype = "") {
+    INFO(name);
+    const KernelClassification k = c.classify(name);
+    CHECK(kernel_class_info(k.cls).key == std::string(kernel_class_info(cls).key));
+    CHECK(k.kind == kind);
+    CHECK(k.dtype == dtype);
+  };
+  check("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+        KernelClass::communication, "AllReduce", "bf16");
+  check("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", KernelClass::communication, "ReduceScatter", "f32");
+  check("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KernelClass::communication,
+        "AllGather");
+  check("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>)", KernelClass::communication,
+        "SendRecv");
+  check("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+        KernelClass::communication, "AllReduce", "float");
+  check("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", KernelClass::communication, "SendRecv",
+        "int8_t");
+  check("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", KernelClass::communication, "AllReduce", "bf16");
+  check("void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, int)",
+        KernelClass::communication, "AllReduce");
+  check("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(...)",
+        KernelClass::communication, "AllReduce");
+  check("void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<...>",
+        KernelClass::communication, "AllReduce");
+  check("void deep_ep::internode_ll::dispatch<false, 7168>(void*)", KernelClass::communication, "Dispatch");
+  check("void deep_ep::intranode::combine<__nv_bfloat16, 8>(...)", KernelClass::communication, "Combine");
+  check("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", KernelClass::gemm);
+  check("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", KernelClass::gemm);
+  check("void marlin_moe_wna16::Marlin<...>(...)", KernelClass::gemm);
+  check(
+      "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
+      "cutlass::bfloat16_t>, false>(Flash_fwd_params)",
+      KernelClass::attention);
+  check("void vllm::paged_attention_v2_kernel<__nv_bfloat16>(...)", KernelClass::attention);
+  check("void vllm::moe::topkGatingSoftmax<8, 256>(float const*, bool const*, float*, int, int*)",
+        KernelClass::moe_routing);
+  check("void vllm::moe::moe_align_block_size_kernel<int>(int const*, int*)", KernelClass::moe_routing);
+  check("void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(...)", KernelClass::norm_elementwise);
+  check("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(int)",
+        KernelClass::norm_elementwise);
+  check("[CUDA memcpy]", KernelClass::memcpy_memset);
+  check("void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024>(...)", KernelClass::other);
+  check("my_own_kernel_v2", KernelClass::unclassified);
+
+  k25::test::TempDir dir;
+  const std::string user = dir.write("mine.yaml",
+                                     "rules:\n  - {match: '^my_own_', class: gemm}\n"
+                                     "  - {match: 'nvjet', class: other}\n");
+  const KernelClassifier mine({user, std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"});
+  CHECK(mine.classify("my_own_kernel_v2").cls == KernelClass::gemm);
+  CHECK(mine.classify("nvjet_tst_192x192").cls == KernelClass::other);  // the user's table is tried first
+  CHECK(mine.tables().size() == 2);
+
+  const auto error = [&](const std::string& text) {
+    const std::string path = dir.write("bad.yaml", text);
+    try {
+      KernelClassifier bad({path});
+    } catch (const UsageError& e) {
+      return std::string(e.what()).substr(path.size());
+    }
+    return std::string("no error");
+  };
+  CHECK(error("rules:\n  - {match: 'x', class: nonsense}\n") ==
+        ":2: unknown class 'nonsense' (communication, gemm, attention, moe_routing, norm_elementwise, "
+        "memcpy_memset, "
+        "other)");
+  CHECK_THAT(error("rules:\n  - {match: '(', class: gemm}\n"), Contains(":2: bad pattern: "));
+  CHECK(error("rules:\n  - {match: 'x', class: gemm, colour: red}\n") ==
+        ":2: unknown key 'colour' (match, class, kind, dtype, ignore_case)");
+  CHECK(error("classes: []\n") == ": not a kernel-class table: a top-level 'rules' list expected");
+  CHECK(error("rules:\n  - {class: gemm}\n") == ":2: a rule needs 'match' and 'class'");
+}
+
+TEST_CASE("step marks: vLLM's three forms, SGLang's, ProfilerStep") {
+  const auto mark = [](const std::string& name) {
+    const auto m = parse_step_mark(name);
+    REQUIRE(m);
+    return *m;
+  };
+  ParsedStepMark m = mark("execute_context_0(0)_generation_32(32)");
+  CHECK(m.family == MarkFamily::vllm);
+  CHECK(m.phase == StepPhase::decode);
+  CHECK(m.batch == 32);
+  CHECK(m.tokens == 32);
+  m = mark("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)");
+  CHECK(m.phase == StepPhase::decode);
+  CHECK(m.tokens == 32);
+  m = mark("execute_2048_context_2(sq1024)_generation_0()");
+  CHECK(m.phase == StepPhase::prefill);
+  CHECK(m.batch == 2);
+  CHECK(m.tokens == 2048);
+  m = mark("execute_context_1(512)_generation_7(7)");
+  CHECK(m.phase == StepPhase::mixed);
+  CHECK(m.batch == 8);
+  m = mark("execute_new_0_cached_16");
+  CHECK(m.phase == StepPhase::decode);
+  CHECK(m.batch == 16);
+  CHECK(mark("execute_new_3_cached_0").phase == StepPhase::prefill);
+  m = mark("step[DECODE bs=8]");
+  CHECK(m.family == MarkFamily::sglang);
+  CHECK(m.batch == 8);
+  m = mark("step[EXTEND bs=2 toks=900]");
+  CHECK(m.phase == StepPhase::prefill);
+  CHECK(m.tokens == 900);
+  CHECK(mark("ProfilerStep#12").family == MarkFamily::profiler_step);
+  CHECK_FALSE(parse_step_mark("execute_model"));
+  CHECK_FALSE(parse_step_mark("ProfilerStep#x"));
+  CHECK_FALSE(parse_step_mark("nccl:all_reduce"));
+}
+
+TEST_CASE("intervals: union, windowed measure, intersection") {
+  const MergedIntervals a({{10, 20}, {15, 30}, {40, 50}, {5, 5}});
+  REQUIRE(a.intervals().size() == 2);
+  CHECK(a.total() == 30);
+  CHECK(a.measure_in(0, 100) == 30);
+  CHECK(a.measure_in(12, 45) == 23);
+  CHECK(a.measure_in(30, 40) == 0);
+  CHECK(a.measure_in(45, 46) == 1);
+  CHECK(a.measure_in(50, 10) == 0);
+  const MergedIntervals b({{25, 42}, {49, 60}});
+  const MergedIntervals both = intersect(a, b);
+  CHECK(both.total() == 5 + 2 + 1);
+}
