@@ -16,12 +16,6 @@ namespace {
 // recursion must stay bounded on the longest template names.
 constexpr std::size_t kMatchedLength = 1024;
 
-struct Rule {
-  std::regex pattern;
-  KernelClass cls = KernelClass::unclassified;
-  std::string kind, dtype;  // literal, or "$N"
-};
-
 // A literal, or the text of group N of the match for "$N".
 std::string expand(const std::string& spec, const std::cmatch& match) {
   if (spec.size() == 2 && spec[0] == '$' && spec[1] >= '1' && spec[1] <= '9') {
@@ -41,7 +35,13 @@ std::string shipped_kernel_class_table() {
   return first_existing_file(shared_file_candidates("data/kernel-classes.yaml")).string();
 }
 
+// Rule is Impl's own (not in the anonymous namespace): Impl has external linkage.
 struct KernelClassifier::Impl {
+  struct Rule {
+    std::regex pattern;
+    KernelClass cls = KernelClass::unclassified;
+    std::string kind, dtype;  // literal, or "$N"
+  };
   std::vector<Rule> rules;
   std::vector<std::string> tables;
 };
@@ -63,7 +63,7 @@ KernelClassifier::KernelClassifier(const std::vector<std::string>& tables) : imp
       const std::string where = fmt::format("{}:{}", path, entry.Mark().line + 1);
       if (!entry.IsMap() || !entry["match"] || !entry["class"])
         throw UsageError(fmt::format("{}: a rule needs 'match' and 'class'", where));
-      Rule rule;
+      Impl::Rule rule;
       try {
         for (const auto& item : entry) {
           const std::string key = item.first.as<std::string>();
@@ -105,7 +105,7 @@ KernelClassifier& KernelClassifier::operator=(KernelClassifier&&) noexcept = def
 KernelClassification KernelClassifier::classify(std::string_view kernel_name) const {
   const std::string_view text = kernel_name.substr(0, kMatchedLength);
   std::cmatch match;
-  for (const Rule& rule : impl_->rules) {
+  for (const Impl::Rule& rule : impl_->rules) {
     if (!std::regex_search(text.data(), text.data() + text.size(), match, rule.pattern)) continue;
     return {rule.cls, expand(rule.kind, match), expand(rule.dtype, match)};
   }
