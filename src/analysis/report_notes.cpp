@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 #include <fmt/format.h>
 
+#include "analysis/report_identity.hpp"
 #include "common/count_noun.hpp"
 
 namespace k25 {
@@ -51,16 +51,11 @@ std::vector<std::string> attribution_notes(const std::vector<AttributionRow>& ro
 }
 
 std::vector<std::string> oversubscription_notes(const RunInfo& run) {
-  std::map<std::string, int> ranks_per_host;
-  for (const std::string& host : run.hosts) ++ranks_per_host[host];
   std::vector<std::string> notes;
-  for (const auto& [host, ranks] : ranks_per_host) {
-    const auto cores = run.host_cores.find(host);
-    if (cores == run.host_cores.end() || cores->second <= 0 || ranks <= cores->second) continue;
+  for (const OversubscribedHost& h : oversubscribed_hosts(run))
     notes.push_back(fmt::format(
         "oversubscribed: {} runs {} on {}: ranks share cores, so the host transport's times include the scheduler's time slicing, not only communication",
-        host, count_noun(ranks, "rank"), count_noun(cores->second, "core")));
-  }
+        h.host, count_noun(h.ranks, "rank"), count_noun(h.cores, "core")));
   return notes;
 }
 
