@@ -35,31 +35,23 @@ std::vector<std::string> serve_count_notes(const RunReport& report) {
   const ServeReport& serve = report.serve;
   if (const std::string chunked = levels_where(serve, tpot_per_chunk); !chunked.empty())
     notes.push_back(fmt::format(
-        "{}at {} the server sent no usage.completion_tokens and the requests did not end by \"length\" with "
-        "ignore_eos, so output tokens are counted as content chunks and TPOT is time per chunk, not per "
-        "token "
-        "(a chunk may carry several tokens); no attribution is made from it. A server that sends usage "
-        "(stream_options.include_usage, as vLLM does) or honours ignore_eos gives a per-token TPOT",
+        "{}at {} the server sent no usage.completion_tokens and the requests did not end by \"length\" with ignore_eos, so output tokens are counted as content chunks and TPOT is time per chunk, not per token (a chunk may carry several tokens); no attribution is made from it. "
+        "A server that sends usage (stream_options.include_usage, as vLLM does) or honours ignore_eos gives a per-token TPOT",
         kTokenCounts, chunked));
   if (const std::string forced = levels_where(
           serve, [](const ServeLevel& level) { return level.token_count_source == "max_tokens"; });
       !forced.empty())
-    notes.push_back(
-        fmt::format("{}at {} the server sent no usage; every request asked for ignore_eos and ended by "
-                    "\"length\", so its "
-                    "output tokens are max_tokens ({})",
-                    kTokenCounts, forced, serve.max_tokens));
+    notes.push_back(fmt::format(
+        "{}at {} the server sent no usage; every request asked for ignore_eos and ended by \"length\", so its output tokens are max_tokens ({})",
+        kTokenCounts, forced, serve.max_tokens));
   for (const ServeLevel& level : serve.levels)
     if (level.interrupted)
-      notes.push_back(
-          fmt::format("{}serve C={} was interrupted: its figures are over the {} of {} requests that "
-                      "completed before the "
-                      "signal",
-                      kPartialLevel, level.concurrency, level.completed, level.planned_requests));
+      notes.push_back(fmt::format(
+          "{}serve C={} was interrupted: its figures are over the {} of {} requests that completed before the signal",
+          kPartialLevel, level.concurrency, level.completed, level.planned_requests));
   if (const std::string served = foreign_served_model(report); !served.empty())
     notes.push_back(fmt::format(
-        "{}the endpoint served '{}', the replay is of {}: an attribution sets one model's communication "
-        "against another's TPOT (a mock, or another server?)",
+        "{}the endpoint served '{}', the replay is of {}: an attribution sets one model's communication against another's TPOT (a mock, or another server?)",
         kServedModel, served, report_model_name(report)));
   return notes;
 }

@@ -93,10 +93,9 @@ nlohmann::json chrome_trace(const std::vector<TrialTimeline>& trials) {
       {"otherData",
        {{"tool", "k25comm"},
         {"clock",
-         "microseconds from each rank's own trial start (the exit of the trial's barrier); clocks of "
-         "different ranks are aligned only by that barrier. A timed trial's burst is placed at the rank's "
-         "arrival and lasts its measured step (the transport's clock: GPU events on nccl); its enqueue slice "
-         "is host time. The per-op pass is a separate trial whose ops were timed one by one."}}}};
+         "microseconds from each rank's own trial start (the exit of the trial's barrier); clocks of different ranks are aligned only by that barrier. "
+         "A timed trial's burst is placed at the rank's arrival and lasts its measured step (the transport's clock: GPU events on nccl); its enqueue slice is host time. "
+         "The per-op pass is a separate trial whose ops were timed one by one."}}}};
 }
 
 }  // namespace k25

@@ -308,8 +308,7 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
   }
   if (!shares_a_point(base, next)) {
     throw UsageError(
-        "cannot compare: the two reports have no (phase, tokens, mode) point and no serve concurrency in "
-        "common");
+        "cannot compare: the two reports have no (phase, tokens, mode) point and no serve concurrency in common");
   }
   Comparison c;
   c.rules = rules;
@@ -325,10 +324,9 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
     refused_fields += (refused_fields.empty() ? "" : ",") + mismatch.field;
   }
   if (!refused.empty())
-    throw UsageError(
-        fmt::format("not comparable: the runs differ in what they measured:{}\n(--allow-mismatch {} compares "
-                    "them anyway)",
-                    refused, refused_fields));
+    throw UsageError(fmt::format(
+        "not comparable: the runs differ in what they measured:{}\n(--allow-mismatch {} compares them anyway)",
+        refused, refused_fields));
 
   c.base_label = report_label(base);
   c.new_label = report_label(next);
@@ -342,11 +340,9 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
   if (!next.run.complete) c.notes.push_back("the new run is incomplete: " + next.run.incomplete_reason);
   for (const auto& [side, report] : {std::pair{"base", &base}, std::pair{"new", &next}})
     for (const OversubscribedHost& host : oversubscribed_hosts(report->run))
-      c.notes.push_back(
-          fmt::format("the {} run was oversubscribed ({} ran {} on {}): its times include the scheduler's "
-                      "time slicing, so "
-                      "a difference may be the scheduler's, not a regression",
-                      side, host.host, count_noun(host.ranks, "rank"), count_noun(host.cores, "core")));
+      c.notes.push_back(fmt::format(
+          "the {} run was oversubscribed ({} ran {} on {}): its times include the scheduler's time slicing, so a difference may be the scheduler's, not a regression",
+          side, host.host, count_noun(host.ranks, "rank"), count_noun(host.cores, "core")));
 
   const auto base_results = index_results(base);
   const auto new_results = index_results(next);

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 #include <fmt/format.h>
 
+#include "analysis/report_identity.hpp"
 #include "common/count_noun.hpp"
 
 namespace k25 {
@@ -22,11 +22,9 @@ std::vector<std::string> serve_level_notes(const ServeReport& serve) {
   for (const ServeLevel& level : serve.levels) {
     if (level.failed == 0 && level.completed > 0) continue;
     if (level.completed == 0) {
-      notes.push_back(
-          fmt::format("serve C={}: none of {} completed ({}): no latency or throughput figure at this "
-                      "concurrency, and the "
-                      "run failed (exit 3)",
-                      level.concurrency, count_noun(level.requests, "request"), describe_errors(level)));
+      notes.push_back(fmt::format(
+          "serve C={}: none of {} completed ({}): no latency or throughput figure at this concurrency, and the run failed (exit 3)",
+          level.concurrency, count_noun(level.requests, "request"), describe_errors(level)));
     } else {
       notes.push_back(fmt::format(
           "serve C={}: {} of {} failed ({}): its figures are over the {} that completed", level.concurrency,
@@ -47,24 +45,17 @@ std::vector<std::string> attribution_notes(const std::vector<AttributionRow>& ro
   std::string list;
   for (const std::string& item : over) list += (list.empty() ? "" : "; ") + item;
   return {fmt::format(
-      "attribution: communication above 100 % of TPOT: {}. A decode step cannot spend longer communicating "
-      "than the step takes: the communication and serve figures do not describe the same system (other "
-      "nodes, transport, rank count or settings), so these shares are not meaningful",
+      "attribution: communication above 100 % of TPOT: {}. "
+      "A decode step cannot spend longer communicating than the step takes: the communication and serve figures do not describe the same system (other nodes, transport, rank count or settings), so these shares are not meaningful",
       list)};
 }
 
 std::vector<std::string> oversubscription_notes(const RunInfo& run) {
-  std::map<std::string, int> ranks_per_host;
-  for (const std::string& host : run.hosts) ++ranks_per_host[host];
   std::vector<std::string> notes;
-  for (const auto& [host, ranks] : ranks_per_host) {
-    const auto cores = run.host_cores.find(host);
-    if (cores == run.host_cores.end() || cores->second <= 0 || ranks <= cores->second) continue;
+  for (const OversubscribedHost& h : oversubscribed_hosts(run))
     notes.push_back(fmt::format(
-        "oversubscribed: {} runs {} on {}: ranks share cores, so the host transport's times include the "
-        "scheduler's time slicing, not only communication",
-        host, count_noun(ranks, "rank"), count_noun(cores->second, "core")));
-  }
+        "oversubscribed: {} runs {} on {}: ranks share cores, so the host transport's times include the scheduler's time slicing, not only communication",
+        h.host, count_noun(h.ranks, "rank"), count_noun(h.cores, "core")));
   return notes;
 }
 

@@ -108,8 +108,7 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   settings.prefill_tokens = options.prefill_tokens;
   if (!options.emit_config.empty() && options.model_config.empty())
     throw UsageError(
-        "--emit-config needs --model CONFIG: the Inspector records sizes, not token counts, and the replay "
-        "config takes the model's shape and bytes per token from it");
+        "--emit-config needs --model CONFIG: the Inspector records sizes, not token counts, and the replay config takes the model's shape and bytes per token from it");
   std::optional<RunConfig> model;
   if (!options.model_config.empty()) {
     model = load_config(options.model_config);
@@ -135,8 +134,7 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   if (!inputs.trace.empty()) {
     if (classifier.rules() == 0)
       throw UsageError(
-          "the kernel-class table data/kernel-classes.yaml was not found beside k25comm: give "
-          "--kernel-classes FILE");
+          "the kernel-class table data/kernel-classes.yaml was not found beside k25comm: give --kernel-classes FILE");
     TraceSettings trace_settings;
     trace_settings.model = settings.model;
     trace_settings.step_gap_us = options.step_gap_us;

@@ -206,14 +206,15 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   app.set_version_flag("--version", version_text);
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
-  app.add_option("--sizes,--config", cli.config_path,
-                 fmt::format("YAML config with the sections {} (default: kimi.yaml, looked for as the end of "
-                             "this help says)",
-                             join_names(config_sections())));
+  app.add_option(
+      "--sizes,--config", cli.config_path,
+      fmt::format(
+          "YAML config with the sections {} (default: kimi.yaml, looked for as the end of this help says)",
+          join_names(config_sections())));
   std::deque<FlagSlot> config_flags = add_config_flags(app);
-  app.add_option("--gaps-from", cli.gaps_from,
-                 "decode mode: compute per layer = TPOT minus the step's communication, from a report.json "
-                 "with serve results, spread over the layers (sets sweep.decode_layer_gap_us)")
+  app.add_option(
+         "--gaps-from", cli.gaps_from,
+         "decode mode: compute per layer = TPOT minus the step's communication, from a report.json with serve results, spread over the layers (sets sweep.decode_layer_gap_us)")
       ->check(CLI::ExistingFile);
   app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
       ->check(number_check(0, false))
@@ -238,10 +239,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
                    "p50 change in percent that counts as a regression when beyond the runs' spread too")
       ->check(number_check(0, true));
   compare
-      ->add_option("--max-ratio", cmp.rules.max_ratio,
-                   fmt::format("a figure worse by more than this factor is a regression whatever the spread "
-                               "(default {:g})",
-                               cmp.rules.max_ratio))
+      ->add_option(
+          "--max-ratio", cmp.rules.max_ratio,
+          fmt::format(
+              "a figure worse by more than this factor is a regression whatever the spread (default {:g})",
+              cmp.rules.max_ratio))
       ->check(number_check(1, false));
   compare
       ->add_option("--allow-mismatch", cmp.rules.allow_mismatch,
@@ -259,28 +261,26 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   auto* report = app.add_subcommand(
       "report", "re-render report.md, report.json, CSV and plots from report.json or a journal");
   report->add_option("file", rerender.input_path, "report.json or journal.jsonl")->required();
-  report->add_option("--serve", rerender.serve_path,
-                     "a second report whose serve results join the attribution (written to --out, default "
-                     "a new folder beside FILE: the inputs are never overwritten)");
+  report->add_option(
+      "--serve", rerender.serve_path,
+      "a second report whose serve results join the attribution (written to --out, default a new folder beside FILE: the inputs are never overwritten)");
   report->add_option("--out", rerender.out_dir, "output directory (default: beside FILE)");
 
   CaptureOptions& cap = cli.capture;
-  auto* capture =
-      app.add_subcommand("capture",
-                         "read what a live server left behind (Inspector logs, Kineto traces, nsys "
-                         "exports): its collectives, its step's time by kernel class, vs the replay");
+  auto* capture = app.add_subcommand(
+      "capture",
+      "read what a live server left behind (Inspector logs, Kineto traces, nsys exports): its collectives, its step's time by kernel class, vs the replay");
   capture
-      ->add_option("inputs", cap.inputs,
-                   "files and folders, each file's format told by its content: Inspector logs, Kineto JSON "
-                   "(plain or gzip), nsys SQLite exports")
+      ->add_option(
+          "inputs", cap.inputs,
+          "files and folders, each file's format told by its content: Inspector logs, Kineto JSON (plain or gzip), nsys SQLite exports")
       ->required();
   capture->add_option("--kernel-classes", cap.kernel_classes,
                       "a kernel-class table (YAML) tried before the shipped data/kernel-classes.yaml");
   capture
       ->add_option(
           "--step-gap-us", cap.step_gap_us,
-          "traces without step marks or a pattern of collectives: a GPU idle gap this long ends a step "
-          "(default 100)")
+          "traces without step marks or a pattern of collectives: a GPU idle gap this long ends a step (default 100)")
       ->check(CLI::PositiveNumber);
   capture->add_option("--model", cap.model_config, "k25comm config whose model turns sizes into tokens");
   capture->add_option("--replay", cap.replay_path,

@@ -54,12 +54,11 @@ int run_dry_run(const RunConfig& config, int ranks, const std::string& plan_dir,
   auto text = std::back_inserter(printed);
   const ModelSpec& m = config.model;
   fmt::format_to(text, "# k25comm plan: {} on {} (no communication)\n", m.name, count_noun(ranks, "rank"));
-  fmt::format_to(text,
-                 "# hidden {}, {} layers ({} dense, {} MoE), {} routed experts top-{}, routing {} (seed {}), "
-                 "copies {}\n",
-                 m.hidden_size, m.num_layers, m.dense_layers, m.moe_layers(), m.routed_experts,
-                 m.experts_per_token, to_string(config.routing.model), config.routing.seed,
-                 to_string(config.routing.copies));
+  fmt::format_to(
+      text,
+      "# hidden {}, {} layers ({} dense, {} MoE), {} routed experts top-{}, routing {} (seed {}), copies {}\n",
+      m.hidden_size, m.num_layers, m.dense_layers, m.moe_layers(), m.routed_experts, m.experts_per_token,
+      to_string(config.routing.model), config.routing.seed, to_string(config.routing.copies));
   if (!m.sequence.empty()) {
     // The step's tensor-parallel ops in issue order, at the first token count: runs of one kind and size.
     const int tokens = config.sweep.tokens.empty() ? 1 : config.sweep.tokens.front();
@@ -86,8 +85,7 @@ int run_dry_run(const RunConfig& config, int ranks, const std::string& plan_dir,
             : "send_recv (All-to-Allv of token copies)");
   fmt::format_to(
       text,
-      "# tokens: per decode step for allreduce (the batch of T = C requests), per rank for dispatch "
-      "and combine\n");
+      "# tokens: per decode step for allreduce (the batch of T = C requests), per rank for dispatch and combine\n");
   const std::vector<MeasuredCount> schedule =
       measured_counts(config.sweep.tokens, config.sweep.modes, config.sweep.graph_sizes);
   if (const std::string padding = describe_graph_padding(schedule, config.sweep.graph_sizes);
@@ -100,8 +98,7 @@ int run_dry_run(const RunConfig& config, int ranks, const std::string& plan_dir,
     const DecodeGapSpec& gaps = config.sweep.decode;
     fmt::format_to(
         text,
-        "# decode mode: {:g} us of compute before every op + {:g} us per layer split over its ops + a "
-        "seeded skew up to {:g} us (seed {}); gaps per step in plan.json (decode_gaps_us)\n",
+        "# decode mode: {:g} us of compute before every op + {:g} us per layer split over its ops + a seeded skew up to {:g} us (seed {}); gaps per step in plan.json (decode_gaps_us)\n",
         gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed);
     if (!gaps.gaps_from.empty()) fmt::format_to(text, "# {}\n", gaps.gaps_from);
   }
@@ -150,8 +147,7 @@ int run_dry_run(const RunConfig& config, int ranks, const std::string& plan_dir,
   }
   fmt::format_to(
       text,
-      "# bytes/op: the op's size as nccl-tests counts it (AllReduce: the vector; AllGather: the gathered "
-      "buffer;\n# ReduceScatter: the input of all parts); All-to-Allv: mean bytes one rank sends per op.\n");
+      "# bytes/op: the op's size as nccl-tests counts it (AllReduce: the vector; AllGather: the gathered buffer;\n# ReduceScatter: the input of all parts); All-to-Allv: mean bytes one rank sends per op.\n");
   fmt::format_to(text, "# MB/step: per rank. Full per-op rank-to-rank byte matrices are in plan.json.\n");
   ensure_writable_directory(plan_dir);
   const std::string path = plan_dir + "/plan.json";

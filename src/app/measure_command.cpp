@@ -63,9 +63,7 @@ bool serve_asked(const RunConfig& config) {
 void check_something_is_asked(const RunConfig& config) {
   if (!communication_asked(config) && config.sweep.run_serve && config.serve.endpoint.empty())
     throw UsageError(
-        "--phases serve: the serve phase is the only one asked and no endpoint is configured, so nothing "
-        "would be measured; give --endpoint URL (or serve.endpoint in the config), or add allreduce/alltoall "
-        "to --phases");
+        "--phases serve: the serve phase is the only one asked and no endpoint is configured, so nothing would be measured; give --endpoint URL (or serve.endpoint in the config), or add allreduce/alltoall to --phases");
 }
 
 // Device-only timing holds the stream while a burst is enqueued: the transport must have a stream, and the
@@ -73,19 +71,17 @@ void check_something_is_asked(const RunConfig& config) {
 void check_device_only(const std::vector<OpBurst>& bursts, const Transport& transport) {
   const std::size_t limit = transport.max_held_launches();
   if (limit == 0)
-    throw UsageError(
-        fmt::format("--device-only needs a GPU stream to hold; the {} transport has none (use "
-                    "--backend nccl, or leave --device-only off)",
-                    transport.name()));
+    throw UsageError(fmt::format(
+        "--device-only needs a GPU stream to hold; the {} transport has none (use --backend nccl, or leave --device-only off)",
+        transport.name()));
   for (const OpBurst& burst : bursts) {
     std::size_t launches = 0;
     for (const CollectiveOp& op : burst.ops)
       launches += 1 + (op.gather_before ? 1 : 0) + (op.sum_after ? 1 : 0) + (op.stall_before ? 1 : 0);
     if (launches > limit)
-      throw UsageError(
-          fmt::format("--device-only: the {} burst has {} kernel launches, more than the {} that "
-                      "can wait behind a held stream; leave --device-only off for this config",
-                      burst.what, launches, limit));
+      throw UsageError(fmt::format(
+          "--device-only: the {} burst has {} kernel launches, more than the {} that can wait behind a held stream; leave --device-only off for this config",
+          burst.what, launches, limit));
   }
 }
 
@@ -164,8 +160,7 @@ SweepPlan plan_sweep(const RunConfig& config, const RankContext& context, const 
   // Every rank knows the transport's answer: a run that would measure none of its modes stops on all of them.
   if (communication_asked(config) && sweep.modes.empty())
     throw UsageError(fmt::format(
-        "--modes graph: the {} transport has no graph mode (CUDA graphs need --backend nccl on GPUs), so "
-        "nothing would be measured; add eager (--modes eager,graph) or run on the nccl transport",
+        "--modes graph: the {} transport has no graph mode (CUDA graphs need --backend nccl on GPUs), so nothing would be measured; add eager (--modes eager,graph) or run on the nccl transport",
         transport.name()));
   // Graph mode pads a count to the next capture size; counts that pad alike are measured once.
   sweep.schedule = measured_counts(config.sweep.tokens, sweep.modes, config.sweep.graph_sizes);
@@ -206,33 +201,28 @@ std::vector<std::string> run_notes(const RunConfig& config, const RankContext& c
   if (const std::string caveat = transport.caveat(context.size()); !caveat.empty()) notes.push_back(caveat);
   if (context.size() == 1 && placement.topology.kind == "host" && communication_asked(config))
     notes.push_back(
-        "one rank: the host transport communicates nothing (a collective of one rank copies at most within "
-        "the process), so these times and bandwidths are the MPI library's call overhead, not a link's; run "
-        "two or more ranks");
+        "one rank: the host transport communicates nothing (a collective of one rank copies at most within the process), so these times and bandwidths are the MPI library's call overhead, not a link's; run two or more ranks");
   if (const std::string note =
           registration_note(config.transport.nccl_register, context.size(), config.transport.emulate_ranks);
       !note.empty())
     notes.push_back(note);
   if (config.sweep.include_permute && config.sweep.run_alltoall)
     notes.push_back(
-        "--include-permute: All-to-All times include the MoE dispatch pack and combine unpack around each "
-        "exchange");
+        "--include-permute: All-to-All times include the MoE dispatch pack and combine unpack around each exchange");
   if (!config.transport.inject_delay.empty())
     notes.push_back(fmt::format("test mode: --inject-delay {} made one rank arrive late at every trial",
                                 config.transport.inject_delay));
   if (config.sweep.device_only)
     notes.push_back(
-        "device-only timing: each trial's stream was held by a blocking kernel until the whole burst was "
-        "enqueued, so step times exclude the host's launch cost (a serving engine pays it in eager mode)");
+        "device-only timing: each trial's stream was held by a blocking kernel until the whole burst was enqueued, so step times exclude the host's launch cost (a serving engine pays it in eager mode)");
   if (std::count(sweep.modes.begin(), sweep.modes.end(), TimingMode::decode) > 0) {
     const DecodeGapSpec& gaps = config.sweep.decode;
-    notes.push_back(
-        fmt::format("decode mode: before each op a compute gap of {:g} us, plus {:g} us per decoder layer "
-                    "split over its ops, plus a seeded skew of up to {:g} us per rank and op (seed {}); {}. "
-                    "Step = gaps + communication; comm = step minus the rank's measured gaps",
-                    gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed,
-                    transport.completes_on_launch() ? "the host transport busy-waits for each gap"
-                                                    : "each gap is a GPU busy kernel on the op stream"));
+    notes.push_back(fmt::format(
+        "decode mode: before each op a compute gap of {:g} us, plus {:g} us per decoder layer split over its ops, plus a seeded skew of up to {:g} us per rank and op (seed {}); {}. "
+        "Step = gaps + communication; comm = step minus the rank's measured gaps",
+        gaps.gap_us, gaps.layer_gap_us, gaps.skew_us, gaps.seed,
+        transport.completes_on_launch() ? "the host transport busy-waits for each gap"
+                                        : "each gap is a GPU busy kernel on the op stream"));
     if (!gaps.gaps_from.empty()) notes.push_back(gaps.gaps_from);
   }
   if (communication_asked(config) && !transport.supports_graph() &&
@@ -344,8 +334,7 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
     files = write_report_files(report, config.output.dir, with_plots, {}, run_extra_files(config, state));
   } catch (const ReportWriteFault& fault) {
     throw RuntimeFault(fmt::format(
-        "{}; {}nothing measured is lost: {} holds every point, and `k25comm report {}` rebuilds report.json, "
-        "report.md, the CSV files and the plots once there is room",
+        "{}; {}nothing measured is lost: {} holds every point, and `k25comm report {}` rebuilds report.json, report.md, the CSV files and the plots once there is room",
         fault.message(), fault.reports_written() ? "report.json and report.md were written; " : "", journal,
         journal));
   }

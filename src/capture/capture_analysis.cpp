@@ -76,30 +76,19 @@ SamplingSummary sampling_of(const CommunicatorOps& comm) {
   } else if (s.coll_dropped_reported > 0) {
     s.verdict = "drops";
     s.explanation = fmt::format(
-        "the Inspector reported {} collective records dropped (its ring filled before the dump thread "
-        "drained it: "
-        "raise NCCL_INSPECTOR_DUMP_COLL_RING_SIZE or lower "
-        "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS); {} "
-        "sequence numbers are missing and the steps holding them are left out",
+        "the Inspector reported {} collective records dropped (its ring filled before the dump thread drained it: "
+        "raise NCCL_INSPECTOR_DUMP_COLL_RING_SIZE or lower NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS); {} sequence numbers are missing and the steps holding them are left out",
         s.coll_dropped_reported, s.missing_ops);
   } else if (s.coverage < 0.5 && s.consecutive_fraction < 0.2) {
     s.verdict = "sampled";
     s.explanation = fmt::format(
-        "only {} of {} ops were recorded ({:.1f} %), rarely two in a row: these records come from an "
-        "Inspector "
-        "that keeps only the latest collective per communicator between dumps (the copy shipped with NCCL "
-        "2.28.9, "
-        "ext-profiler/inspector); per-size figures are samples and no step can be rebuilt from them. The "
-        "current "
-        "Inspector (plugins/profiler/inspector) keeps every op in a ring and counts what it drops",
+        "only {} of {} ops were recorded ({:.1f} %), rarely two in a row: these records come from an Inspector that keeps only the latest collective per communicator between dumps (the copy shipped with NCCL 2.28.9, ext-profiler/inspector); per-size figures are samples and no step can be rebuilt from them. "
+        "The current Inspector (plugins/profiler/inspector) keeps every op in a ring and counts what it drops",
         s.recorded_ops, s.expected_ops, 100.0 * s.coverage);
   } else {
     s.verdict = "gaps";
     s.explanation = fmt::format(
-        "{} sequence numbers are missing without drop counts: a full ring in an Inspector without "
-        "dump_stats, ops "
-        "below NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES (default 8192), or ops without GPU timing "
-        "(NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=1 leaves them out); the steps holding them are left out",
+        "{} sequence numbers are missing without drop counts: a full ring in an Inspector without dump_stats, ops below NCCL_INSPECTOR_DUMP_MIN_SIZE_BYTES (default 8192), or ops without GPU timing (NCCL_INSPECTOR_REQUIRE_KERNEL_TIMING=1 leaves them out); the steps holding them are left out",
         s.missing_ops);
   }
   return s;
@@ -382,11 +371,9 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
 
     const std::string who = label(comm);
     if (!comm.missing_ranks.empty())
-      r.notes.push_back(
-          fmt::format("communicator {}: rank(s) {} of {} have no records: each op's time is the max over the "
-                      "ranks present, "
-                      "which may miss the slowest",
-                      who, listed_ranks(comm.missing_ranks, comm.missing_rank_count), comm.n_ranks));
+      r.notes.push_back(fmt::format(
+          "communicator {}: rank(s) {} of {} have no records: each op's time is the max over the ranks present, which may miss the slowest",
+          who, listed_ranks(comm.missing_ranks, comm.missing_rank_count), comm.n_ranks));
     for (const std::string& conflict : comm.conflicts)
       r.notes.push_back(fmt::format("communicator {}: {}", who, conflict));
     if (c.size_mismatches > 0)

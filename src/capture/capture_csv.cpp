@@ -32,9 +32,7 @@ std::string render_ops_csv(const CaptureResult& capture) {
 
 std::string render_steps_csv(const TraceResult& trace) {
   std::string csv =
-      "rank,step,joined_step,phase,batch,tokens,start_us,wall_us,busy_us,idle_us,host_us,comm_ops,comm_"
-      "merged_us,"
-      "comm_overlapped_us,comm_exposed_us";
+      "rank,step,joined_step,phase,batch,tokens,start_us,wall_us,busy_us,idle_us,host_us,comm_ops,comm_merged_us,comm_overlapped_us,comm_exposed_us";
   for (const KernelClassInfo& c : kKernelClasses) csv += fmt::format(",{}_us", c.key);
   csv += ",mark\n";
   for (const TraceStepRow& row : trace.step_rows) {

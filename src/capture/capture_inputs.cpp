@@ -83,11 +83,9 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
     if (!fs::is_directory(status)) {
       const InputFormat format = sniff_format(path);
       if (format == InputFormat::unknown)
-        throw UsageError(
-            fmt::format("{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an "
-                        "Nsight Systems SQLite "
-                        "export",
-                        path));
+        throw UsageError(fmt::format(
+            "{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export",
+            path));
       files.push_back({path, format == InputFormat::json ? InputFormat::kineto : format, false});
       continue;
     }

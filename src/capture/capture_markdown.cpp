@@ -61,15 +61,12 @@ void render_step(std::string& md, const StepSummary& s) {
         fmt::format(" The model config gives {} AllReduces per step ({}): {}.", *s.model_allreduces_per_step,
                     s.model_rule, *s.matches_model ? "the same" : "**different**");
   md += fmt::format(
-      "\n\n{} decode and {} prefill steps (prefill: above {} bytes per {}, {}); {} steps with a rank "
-      "missing from some op; {} segments of another shape, {} broken by missing records, {} ops outside "
-      "steps.\n\n",
+      "\n\n{} decode and {} prefill steps (prefill: above {} bytes per {}, {}); {} steps with a rank missing from some op; {} segments of another shape, {} broken by missing records, {} ops outside steps.\n\n",
       s.decode_steps, s.prefill_steps, s.prefill_above_bytes, s.size_kind, s.prefill_rule, s.partial_steps,
       s.other_segments, s.incomplete_segments, s.ops_outside_steps);
   if (s.decode_comm_us)
     md += fmt::format(
-        "Communication of one decode step (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, "
-        "max {} us.\n\n",
+        "Communication of one decode step (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, max {} us.\n\n",
         us(s.decode_comm_us->p50), us(s.decode_comm_us->p90), us(s.decode_comm_us->max));
   if (!s.other_shapes.empty()) {
     md += "Other segment shapes: ";
@@ -114,9 +111,7 @@ void render_communicator(std::string& md, const CommunicatorResult& c) {
 
   if (!c.by_size.empty()) {
     md +=
-        "| kind | bytes | tokens | phase | count | exec p50 (us) | p90 | p99 | max | busbw p50 (GB/s) | "
-        "slowest rank "
-        "| partial |\n";
+        "| kind | bytes | tokens | phase | count | exec p50 (us) | p90 | p99 | max | busbw p50 (GB/s) | slowest rank | partial |\n";
     md += "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|\n";
     for (std::size_t i = 0; i < c.by_size.size() && i < kMaxSizeRows; ++i) {
       const SizeGroup& g = c.by_size[i];
@@ -132,8 +127,7 @@ void render_communicator(std::string& md, const CommunicatorResult& c) {
   }
   if (!c.p2p.empty()) {
     md +=
-        "| P2P | records | bytes p50 | total bytes | exec p50 (us) | p90 | busbw p50 (GB/s) | ranks | peers "
-        "|\n";
+        "| P2P | records | bytes p50 | total bytes | exec p50 (us) | p90 | busbw p50 (GB/s) | ranks | peers |\n";
     md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const P2pGroup& g : c.p2p)
       md += fmt::format("| {} | {} | {:.0f} | {} | {} | {} | {} | {} | {} |\n", escaped(g.kind), g.records,
@@ -146,8 +140,8 @@ void render_communicator(std::string& md, const CommunicatorResult& c) {
 void render_replay(std::string& md, const ReplayComparison& r) {
   md += fmt::format("## Captured vs replayed ({})\n\n", escaped(r.path));
   md += fmt::format(
-      "Replay: {} ranks, transport {}, model {}. Ratio = captured p50 / replay p50 at the same bytes per "
-      "op (above 1: the server's op took longer than the replay's).\n\n",
+      "Replay: {} ranks, transport {}, model {}. "
+      "Ratio = captured p50 / replay p50 at the same bytes per op (above 1: the server's op took longer than the replay's).\n\n",
       r.ranks, r.transport.empty() ? "-" : r.transport, r.model.empty() ? "-" : r.model);
   std::vector<std::string> modes;
   for (const ReplayOpRow& row : r.ops)
@@ -174,9 +168,7 @@ void render_replay(std::string& md, const ReplayComparison& r) {
   md += "\n";
   if (!r.steps.empty()) {
     md +=
-        "| communicator | tokens | decode steps | AllReduces per step | captured AllReduce us p50 | captured "
-        "step us p50 "
-        "| replay |\n|---|---:|---:|---:|---:|---:|---|\n";
+        "| communicator | tokens | decode steps | AllReduces per step | captured AllReduce us p50 | captured step us p50 | replay |\n|---|---:|---:|---:|---:|---:|---|\n";
     for (const ReplayStepRow& row : r.steps) {
       std::string replay;
       for (const ReplayStepMatch& m : row.replay)
@@ -190,11 +182,7 @@ void render_replay(std::string& md, const ReplayComparison& r) {
   }
   if (!r.shares.empty()) {
     md +=
-        "The trace's decode steps next to the replay's attribution at the same tokens (share = communication "
-        "/ the "
-        "trace's step wall time; the replay's share is of TPOT):\n\n| batch | trace steps | trace wall p50 "
-        "(ms) | "
-        "trace comm p50 (ms) | trace share | exposed share | replay |\n|---:|---:|---:|---:|---:|---:|---|\n";
+        "The trace's decode steps next to the replay's attribution at the same tokens (share = communication / the trace's step wall time; the replay's share is of TPOT):\n\n| batch | trace steps | trace wall p50 (ms) | trace comm p50 (ms) | trace share | exposed share | replay |\n|---:|---:|---:|---:|---:|---:|---|\n";
     for (const ReplayShareRow& row : r.shares) {
       std::string replay;
       for (const ReplayShareMatch& m : row.replay)
@@ -213,13 +201,9 @@ void render_replay(std::string& md, const ReplayComparison& r) {
 
 void render_attribution(std::string& md, const std::vector<LiveAttributionRow>& rows) {
   md +=
-      "## Live attribution\n\nCaptured communication of one decode step (p50 over the captured steps) as a "
-      "share of "
-      "TPOT, next to the replay's AllReduce step at the same tokens.\n\n";
+      "## Live attribution\n\nCaptured communication of one decode step (p50 over the captured steps) as a share of TPOT, next to the replay's AllReduce step at the same tokens.\n\n";
   md +=
-      "| concurrency | TPOT (ms) | from | tokens | captured steps | captured comm (ms) | share | trace step "
-      "wall (ms) | "
-      "trace comm (ms) | its share of TPOT | replay |\n";
+      "| concurrency | TPOT (ms) | from | tokens | captured steps | captured comm (ms) | share | trace step wall (ms) | trace comm (ms) | its share of TPOT | replay |\n";
   md += "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const LiveAttributionRow& row : rows) {
     std::string replay;
@@ -262,8 +246,8 @@ std::string render_capture_markdown(const CaptureResult& capture, const std::vec
     inspector = inspector || f.format == "inspector";
   }
   md += fmt::format(
-      "{} file(s) ({}), {} collective and {} P2P records{}; {} communicator(s). Written by "
-      "k25comm {} ({}) at {}.{}\n\n",
+      "{} file(s) ({}), {} collective and {} P2P records{}; {} communicator(s). "
+      "Written by k25comm {} ({}) at {}.{}\n\n",
       capture.inputs.size(), fmt::join(formats, ", "), coll, p2p,
       versions.empty() ? "" : fmt::format(", Inspector format {}", fmt::join(versions, ", ")),
       capture.communicators.size(), capture.tool.version, capture.tool.git_sha, capture.created_at,
@@ -274,13 +258,10 @@ std::string render_capture_markdown(const CaptureResult& capture, const std::vec
   if (inspector)
     md +=
         "Times of the Inspector's records are its coll_exec_time_us (GPU kernel time, whole microseconds); "
-        "an op's time "
-        "is the slowest rank's, a step's communication the sum of its ops'.\n\n";
+        "an op's time is the slowest rank's, a step's communication the sum of its ops'.\n\n";
   if (capture.trace.present)
     md +=
-        "Times of a trace's collectives are their kernels' durations; communicator `trace` holds them, "
-        "joined over "
-        "ranks like the Inspector's records.\n\n";
+        "Times of a trace's collectives are their kernels' durations; communicator `trace` holds them, joined over ranks like the Inspector's records.\n\n";
   if (!capture.notes.empty()) {
     md += "## Notes\n\n";
     for (const std::string& note : capture.notes) md += "- " + escaped(note) + "\n";

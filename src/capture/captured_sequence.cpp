@@ -76,8 +76,7 @@ CapturedSequence captured_sequence(const CaptureResult& capture, Dtype dtype) {
   }
   if (!unsupported.empty()) {
     out.reason = fmt::format(
-        "the decode step of communicator {} holds {}, which model.sequence cannot describe "
-        "(it holds allreduce, allgather and reducescatter)",
+        "the decode step of communicator {} holds {}, which model.sequence cannot describe (it holds allreduce, allgather and reducescatter)",
         out.communicator, fmt::join(unsupported, ", "));
     return out;
   }
@@ -95,9 +94,7 @@ CapturedSequence captured_sequence(const CaptureResult& capture, Dtype dtype) {
                                  [](const StepOp& a, const StepOp& b) { return a.kind == b.kind; });
     if (!same) {
       out.reason = fmt::format(
-          "communicator {}: its decode steps do not all hold the same ops in the same order ({} in one, {} "
-          "in "
-          "another)",
+          "communicator {}: its decode steps do not all hold the same ops in the same order ({} in one, {} in another)",
           out.communicator, describe_kinds(first), describe_kinds(ops));
       return out;
     }
@@ -106,8 +103,7 @@ CapturedSequence captured_sequence(const CaptureResult& capture, Dtype dtype) {
       if (op.kind == CollectiveKind::allreduce) largest = std::max(largest, op.bytes);
     if (largest == 0 || largest % per_token != 0) {
       out.reason = fmt::format(
-          "communicator {}: a decode step's largest AllReduce ({} B) is not a whole number of tokens of {} B "
-          "(the model's hidden size x activation bytes): is --model the served model?",
+          "communicator {}: a decode step's largest AllReduce ({} B) is not a whole number of tokens of {} B (the model's hidden size x activation bytes): is --model the served model?",
           out.communicator, largest, per_token);
       return out;
     }

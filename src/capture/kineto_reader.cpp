@@ -269,8 +269,7 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
   } else if (file.cut) {
     facts.absolute_clock = false;
     file.notes.push_back(
-        "no baseTimeNanoseconds (cut off): if its times are relative to it, they are this file's own and are "
-        "not joined with other ranks'");
+        "no baseTimeNanoseconds (cut off): if its times are relative to it, they are this file's own and are not joined with other ranks'");
   }
 
   // Events. GPU activities per device (a rank each); host launches and marks to find the marks' windows.

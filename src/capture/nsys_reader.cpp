@@ -120,14 +120,12 @@ TraceCapture read_nsys_file(const std::string& path) {
       (tables.contains("CUPTI_ACTIVITY_KIND_KERNEL") || tables.contains("TARGET_INFO_SESSION_START_TIME") ||
        tables.contains("META_DATA_EXPORT") || tables.contains("CUPTI_ACTIVITY_KIND_RUNTIME"));
   if (!nsys)
-    throw UsageError(
-        fmt::format("{}: a SQLite database, but not an Nsight Systems export (no StringIds and "
-                    "CUPTI_ACTIVITY_KIND_* tables)",
-                    path));
+    throw UsageError(fmt::format(
+        "{}: a SQLite database, but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_* tables)",
+        path));
   if (!tables.contains("CUPTI_ACTIVITY_KIND_KERNEL"))
     throw TraceWithoutGpuEvents(fmt::format(
-        "{}: an Nsight Systems export without GPU events (no CUPTI_ACTIVITY_KIND_KERNEL table): profile with "
-        "nsys profile --trace=cuda,nvtx",
+        "{}: an Nsight Systems export without GPU events (no CUPTI_ACTIVITY_KIND_KERNEL table): profile with nsys profile --trace=cuda,nvtx",
         path));
 
   TraceCapture capture;
@@ -325,9 +323,7 @@ TraceCapture read_nsys_file(const std::string& path) {
   }
   if (file.graph_launches > 0 && graph_kernels == 0) {
     const std::string warning = fmt::format(
-        "{} CUDA graph launches, but no kernel inside a graph: this export traced graphs as whole graphs{}, "
-        "so the "
-        "work of graph replays is missing; trace again with nsys profile --cuda-graph-trace=node",
+        "{} CUDA graph launches, but no kernel inside a graph: this export traced graphs as whole graphs{}, so the work of graph replays is missing; trace again with nsys profile --cuda-graph-trace=node",
         file.graph_launches,
         graph_mode.empty() ? "" : fmt::format(" (CUDA_GRAPH_TRACE_OPTIONS:MODE {})", graph_mode));
     file.notes.push_back(warning);

@@ -120,9 +120,7 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
     out.notes.push_back(fmt::format("{}: the replay has no {} phase to compare with", kind, kind));
   if (p2p)
     out.notes.push_back(
-        "Send/Recv: the replay's dispatch and combine are All-to-Alls with per-peer sizes; they are not "
-        "compared op "
-        "by op");
+        "Send/Recv: the replay's dispatch and combine are All-to-Alls with per-peer sizes; they are not compared op by op");
   return out;
 }
 

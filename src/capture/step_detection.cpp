@@ -322,8 +322,7 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
         best = ratio;
         d.prefill_above_bytes = it->first;
         d.prefill_rule = fmt::format(
-            "the largest jump between step sizes above half of the steps: {} to {} bytes, "
-            "{:.1f} x (at least {:g} x)",
+            "the largest jump between step sizes above half of the steps: {} to {} bytes, {:.1f} x (at least {:g} x)",
             it->first, next->first, ratio, hints.prefill_factor);
       }
     }

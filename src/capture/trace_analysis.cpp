@@ -130,13 +130,12 @@ void check_trace_runs(const TraceCapture& trace) {
     // Within a minute of each other at least: files of one run traced on one clock.
     constexpr std::int64_t kSlack = 60'000'000'000;
     if (span[i].first > span[longest].second + kSlack || span[i].second + kSlack < span[longest].first)
-      throw UsageError(
-          fmt::format("files of different runs: the GPU times of {} and {} are {:.1f} s apart (ranks of one "
-                      "run are traced together)",
-                      who(trace.ranks[longest]), who(trace.ranks[i]),
-                      static_cast<double>(std::max(span[i].first - span[longest].second,
-                                                   span[longest].first - span[i].second)) /
-                          1e9));
+      throw UsageError(fmt::format(
+          "files of different runs: the GPU times of {} and {} are {:.1f} s apart (ranks of one run are traced together)",
+          who(trace.ranks[longest]), who(trace.ranks[i]),
+          static_cast<double>(
+              std::max(span[i].first - span[longest].second, span[longest].first - span[i].second)) /
+              1e9));
   }
 }
 
@@ -656,8 +655,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
         "{} of {} collective kernels have no size in the trace{}{}", r.sizes_unknown,
         r.sizes_trace + r.sizes_model + r.sizes_unknown,
         graph_unknown > 0
-            ? fmt::format(" ({} of them replayed by CUDA graphs, whose kernels carry no collective "
-                          "metadata)",
+            ? fmt::format(" ({} of them replayed by CUDA graphs, whose kernels carry no collective metadata)",
                           graph_unknown)
             : " (no c10d record_param_comms args on them, no NCCL NVTX payload)",
         settings.model ? "; --model sizes AllReduces only in steps whose mark gives the batch"

@@ -66,12 +66,10 @@ std::vector<std::string> trace_headline(const TraceResult& trace, std::size_t ma
   if (lines.empty() && trace.present) {
     for (const TraceRankResult& r : trace.ranks)
       if (r.comm.merged_us > 0 || r.kernels > 0) {
-        lines.push_back(
-            fmt::format("no steps ({}); rank {} over its whole trace: {:.1f} us of kernels, communication "
-                        "merged {:.1f} us, "
-                        "overlapped {:.1f} us, exposed {:.1f} us",
-                        trace.step_method_detail, r.rank, r.kernel_busy_us, r.comm.merged_us,
-                        r.comm.overlapped_us, r.comm.exposed_us));
+        lines.push_back(fmt::format(
+            "no steps ({}); rank {} over its whole trace: {:.1f} us of kernels, communication merged {:.1f} us, overlapped {:.1f} us, exposed {:.1f} us",
+            trace.step_method_detail, r.rank, r.kernel_busy_us, r.comm.merged_us, r.comm.overlapped_us,
+            r.comm.exposed_us));
         break;
       }
   }

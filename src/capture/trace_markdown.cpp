@@ -44,9 +44,7 @@ void render_steps(std::string& md, const TraceResult& t) {
   const std::vector<const TraceStepGroup*> groups = all_rank_groups(t);
   if (groups.empty()) return;
   md +=
-      "| phase | batch | steps (all ranks) | wall p50 (ms) | p90 | GPU busy p50 | idle p50 | host p50 | comm "
-      "merged p50 | "
-      "overlapped p50 | exposed p50 | comm share | exposed share |\n";
+      "| phase | batch | steps (all ranks) | wall p50 (ms) | p90 | GPU busy p50 | idle p50 | host p50 | comm merged p50 | overlapped p50 | exposed p50 | comm share | exposed share |\n";
   md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const TraceStepGroup* g : groups)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g->phase,
@@ -67,9 +65,7 @@ void render_steps(std::string& md, const TraceResult& t) {
         break;
       }
   md +=
-      "Time by kernel class (merged time of the class over the steps' wall time; classes that run at the "
-      "same time "
-      "add up above 100 %):\n\n| phase | batch |";
+      "Time by kernel class (merged time of the class over the steps' wall time; classes that run at the same time add up above 100 %):\n\n| phase | batch |";
   for (const std::string& c : classes) md += fmt::format(" {} |", class_title(c));
   md += "\n|---|---:|";
   for (std::size_t i = 0; i < classes.size(); ++i) md += "---:|";
@@ -94,8 +90,7 @@ void render_steps(std::string& md, const TraceResult& t) {
   }
   md +=
       "Collectives per step:\n\n"
-      "| phase | batch | kind | ops per step | op p50 (us) | op p90 | sum per step p50 (us) "
-      "| merged per step p50 | share of the step | bytes | size from | dtype | launch |\n"
+      "| phase | batch | kind | ops per step | op p50 (us) | op p90 | sum per step p50 (us) | merged per step p50 | share of the step | bytes | size from | dtype | launch |\n"
       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n";
   for (const TraceStepGroup* g : groups)
     for (const TraceKindShare& k : g->kinds)
@@ -109,10 +104,7 @@ void render_steps(std::string& md, const TraceResult& t) {
 
 void render_ranks(std::string& md, const TraceResult& t) {
   md +=
-      "### Per rank, whole trace\n\n| rank | from | device | kernels | kernel busy (us) | collectives by "
-      "kind (count, sum us) | "
-      "comm merged (us) | overlapped | exposed | overlap % | overlap %, ProfilerStep window | steps | file "
-      "|\n"
+      "### Per rank, whole trace\n\n| rank | from | device | kernels | kernel busy (us) | collectives by kind (count, sum us) | comm merged (us) | overlapped | exposed | overlap % | overlap %, ProfilerStep window | steps | file |\n"
       "|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n";
   for (const TraceRankResult& r : t.ranks) {
     std::string kinds;
@@ -131,8 +123,7 @@ void render_ranks(std::string& md, const TraceResult& t) {
   if (top.empty()) return;
   const TraceStepGroup& main = *top.front();
   md += fmt::format(
-      "Per rank, {}:\n\n| rank | steps | wall p50 (ms) | busy p50 | comm merged p50 | exposed p50 | comm "
-      "share |\n"
+      "Per rank, {}:\n\n| rank | steps | wall p50 (ms) | busy p50 | comm merged p50 | exposed p50 | comm share |\n"
       "|---:|---:|---:|---:|---:|---:|---:|\n",
       step_title(main));
   for (const TraceStepGroup& g : t.groups)
@@ -150,12 +141,8 @@ void render_join(std::string& md, const TraceResult& t) {
     return;
   }
   md += fmt::format(
-      "Steps lined up with rank {}'s by their GPU windows; in each, the k-th collective of a kind on every "
-      "rank. Spread = "
-      "latest start - earliest start (a rank's kernel waits for the last to arrive); the ranks share one "
-      "clock (one "
-      "node).\n\n| phase | batch | kind | steps | collectives | ranks | spread p50 (us) | p90 | max | last "
-      "to start |\n"
+      "Steps lined up with rank {}'s by their GPU windows; in each, the k-th collective of a kind on every rank. "
+      "Spread = latest start - earliest start (a rank's kernel waits for the last to arrive); the ranks share one clock (one node).\n\n| phase | batch | kind | steps | collectives | ranks | spread p50 (us) | p90 | max | last to start |\n"
       "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n",
       t.reference_rank);
   for (const JoinCostGroup& g : t.join)
@@ -168,9 +155,7 @@ void render_join(std::string& md, const TraceResult& t) {
 void render_unclassified(std::string& md, const TraceResult& t) {
   if (t.unclassified.empty()) return;
   md += fmt::format(
-      "### Unclassified kernels ({} of all kernel time)\n\nNo rule of {} matched them; add rules with "
-      "--kernel-classes FILE.\n\n| kernel | count | sum (us) | share of kernel time "
-      "|\n|---|---:|---:|---:|\n",
+      "### Unclassified kernels ({} of all kernel time)\n\nNo rule of {} matched them; add rules with --kernel-classes FILE.\n\n| kernel | count | sum (us) | share of kernel time |\n|---|---:|---:|---:|\n",
       percent(t.unclassified_share), fmt::join(t.class_tables, ", "));
   for (const UnclassifiedKernel& u : t.unclassified)
     md += fmt::format("| {} | {} | {:.1f} | {} |\n", cell(u.name), u.count, u.sum_us, percent(u.share));
@@ -183,21 +168,15 @@ void render_trace_markdown(std::string& md, const TraceResult& t) {
   md += "## Trace: where a step's GPU time goes\n\n";
   md += fmt::format("**Steps:** {}: {} ({} in all).", t.step_method, t.step_method_detail, t.steps);
   md +=
-      " Wall = the step's GPU window (first start to last end of the work it launched); busy = union of "
-      "kernels, "
-      "copies and sets in it; communication merged = union of the collective kernels, overlapped = its part "
-      "that "
-      "runs while another kernel does, exposed = merged - overlapped (HolisticTraceAnalysis's definitions, "
-      "on "
-      "every collective kernel the class table names, not only NCCL's). Shares are of the steps' summed wall "
-      "time.\n\n";
+      " Wall = the step's GPU window (first start to last end of the work it launched); busy = union of kernels, copies and sets in it; communication merged = union of the collective kernels, overlapped = its part that runs while another kernel does, exposed = merged - overlapped (HolisticTraceAnalysis's definitions, on every collective kernel the class table names, not only NCCL's). "
+      "Shares are of the steps' summed wall time.\n\n";
   render_steps(md, t);
   render_ranks(md, t);
   render_join(md, t);
   render_unclassified(md, t);
   md += fmt::format(
-      "Sizes of the collective kernels: {} from the trace, {} from --model and the step's batch, {} "
-      "unknown. Per-step rows: capture-steps.csv.\n\n",
+      "Sizes of the collective kernels: {} from the trace, {} from --model and the step's batch, {} unknown. "
+      "Per-step rows: capture-steps.csv.\n\n",
       t.sizes_trace, t.sizes_model, t.sizes_unknown);
   if (!t.notes.empty()) {
     for (const std::string& note : t.notes) md += "- " + cell(note) + "\n";

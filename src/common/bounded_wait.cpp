@@ -79,10 +79,10 @@ void end_job_after_timeout(const RankContext& context, const std::string& point)
     answers = fmt::format("ranks that stopped answering within {:g} s: {}", liveness_grace_s(context),
                           ranks_with_hosts(silent, context.hosts()));
   }
-  fmt::print(stderr,
-             "k25comm: error: rank {} of {} ({}): {} did not complete within the {:g} s timeout "
-             "(transport.timeout_s); {}; ending the job (MPI_Abort, exit code 3)\n",
-             me, ranks, context.host(), point, context.collective_timeout_s(), answers);
+  fmt::print(
+      stderr,
+      "k25comm: error: rank {} of {} ({}): {} did not complete within the {:g} s timeout (transport.timeout_s); {}; ending the job (MPI_Abort, exit code 3)\n",
+      me, ranks, context.host(), point, context.collective_timeout_s(), answers);
   std::fflush(nullptr);
   MPI_Abort(MPI_COMM_WORLD, static_cast<int>(ExitCode::runtime_fault));
   std::_Exit(static_cast<int>(ExitCode::runtime_fault));  // MPI_Abort does not return

@@ -1,6 +1,6 @@
 // One description per collective kind: its name, what one op moves per rank, and nccl-tests' bus-bandwidth
 // factor. Adding a kind means one entry here, its check data in transport/check_pattern.hpp, and one launch
-// per transport (README, "Adding a collective kind").
+// per transport (docs/development.md, "How a run flows, and adding a collective kind").
 #pragma once
 
 #include <array>

@@ -42,8 +42,7 @@ std::string interruption_reason(int signal_number) {
     case SIGINT:
       return "interrupted by Ctrl-C (SIGINT)";
     case SIGTERM:
-      return "interrupted by SIGTERM: Ctrl-C under mpirun (which passes it on as SIGTERM), a kill, or the "
-             "batch system";
+      return "interrupted by SIGTERM: Ctrl-C under mpirun (which passes it on as SIGTERM), a kill, or the batch system";
     default:
       return "interrupted by signal " + std::to_string(signal_number);
   }

@@ -332,8 +332,7 @@ std::vector<ConfigKey> make_table() {
     field({"model", "dispatch_header_bytes", "per-copy header bytes of the fp8 dispatch (DeepEP: 16)"},
           integer(0, 4096), [](auto& c) -> auto& { return c.model.dispatch_header_bytes; }),
     custom({"model", "sequence",
-            fmt::format("the tensor-parallel ops of a step as the engine issues them (kinds {}; bytes as nccl-tests "
-                        "sizes them); replaces allreduces_per_layer and embedding_allreduce",
+            fmt::format("the tensor-parallel ops of a step as the engine issues them (kinds {}; bytes as nccl-tests sizes them); replaces allreduces_per_layer and embedding_allreduce",
                         join_names(enum_names<CollectiveKind>(kSequenceKinds)))},
            {Kind::structured, 0, 0, false, {}, "list of {kind, dtype, bytes_per_token or bytes, count or per_layer, name}"},
            [](auto& in, auto& v, auto& k, auto& c) { c.model.sequence = read_sequence(in, v, k); },

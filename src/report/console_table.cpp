@@ -56,11 +56,10 @@ void ConsoleTable::print_header(bool graph_padding) const {
   fmt::print(out_, "#\n{}", console_heading(result_columns(), console_widths(result_columns())));
   fmt::print(
       out_,
-      "# tokens: per decode step for allreduce, allgather and reducescatter, per rank for dispatch and "
-      "combine{}\n",
-      graph_padding ? "; 3->4: 3 asked, measured at the CUDA-graph capture size 4 (graph mode pads, as "
-                      "vLLM does)"
-                    : "");
+      "# tokens: per decode step for allreduce, allgather and reducescatter, per rank for dispatch and combine{}\n",
+      graph_padding
+          ? "; 3->4: 3 asked, measured at the CUDA-graph capture size 4 (graph mode pads, as vLLM does)"
+          : "");
   std::fflush(out_);
 }
 
@@ -158,8 +157,7 @@ std::string decode_note(const PhaseResult& result) {
   if (!result.decode) return {};
   const DecodeFigures& d = *result.decode;
   std::string note = fmt::format(
-      "decode {} at {} tokens: comm {:.1f} us of a {:.1f} us step (p50; gaps measured {:.1f} us on rank 0, "
-      "configured {:.1f} us",
+      "decode {} at {} tokens: comm {:.1f} us of a {:.1f} us step (p50; gaps measured {:.1f} us on rank 0, configured {:.1f} us",
       to_string(result.phase), result.tokens, d.comm_us.p50, result.step_us.p50, d.gap_measured_us.p50,
       d.gap_expected_us);
   if (d.skew_us > 0) note += fmt::format(" with its skew (up to {:g} us per op)", d.skew_us);

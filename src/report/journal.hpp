@@ -1,6 +1,6 @@
 // The journal: JSON Lines in the output directory, one record per line, written and flushed to disk as each
 // result is gathered, so a crash loses nothing already measured. Line types: run_start, result, serve_start,
-// serve_level, run_end (see README "Output files").
+// serve_level, run_end (see docs/report-fields.md, "Output files").
 #pragma once
 
 #include <string>

@@ -37,10 +37,10 @@ std::vector<ReportArtifact> existing_artifacts(const std::string& dir) {
       found.push_back(plot);
   }
   if (std::filesystem::is_regular_file(std::filesystem::path(dir) / kTraceFileName, ec)) {
-    found.push_back({kTraceFileName,
-                     "Timeline per point: the median timed trial of the step on every rank, and a per-op "
-                     "pass trial op by op (Chrome trace events)",
-                     false});
+    found.push_back(
+        {kTraceFileName,
+         "Timeline per point: the median timed trial of the step on every rank, and a per-op pass trial op by op (Chrome trace events)",
+         false});
   }
   return found;
 }
@@ -178,21 +178,19 @@ std::string render_phase_tables(const RunReport& r) {
   std::string md = "## Communication of one decode step\n\n";
   if (r.results.empty()) return md + "No phase results were gathered.\n\n";
   md +=
-      "Times are microseconds of the slowest rank per trial. *op* is one collective, *step* the whole burst "
-      "of one decode step; *trials* is how many steps the step percentiles are over. Bandwidths in GB/s "
-      "(1e9 B/s); busbw as nccl-tests defines it. *tokens* is per decode step for allreduce (T = C "
-      "requests) and per rank for dispatch and combine. *launch* is the host time to enqueue a step's burst "
-      "(absent where each op completes before its launch returns). The *slowest rank* is the one the others "
-      "waited for: the latest to arrive at the step after the trial's barrier, with how much later than the "
-      "median rank it arrived (near 0: no straggler).\n\n";
+      "Times are microseconds of the slowest rank per trial. "
+      "*op* is one collective, *step* the whole burst of one decode step; *trials* is how many steps the step percentiles are over. "
+      "Bandwidths in GB/s (1e9 B/s); busbw as nccl-tests defines it. "
+      "*tokens* is per decode step for allreduce (T = C requests) and per rank for dispatch and combine. "
+      "*launch* is the host time to enqueue a step's burst (absent where each op completes before its launch returns). "
+      "The *slowest rank* is the one the others waited for: the latest to arrive at the step after the trial's barrier, with how much later than the median rank it arrived (near 0: no straggler).\n\n";
   int fewest_trials = 0;
   for (const PhaseResult& p : r.results)
     if (fewest_trials == 0 || p.iterations < fewest_trials) fewest_trials = p.iterations;
   if (fewest_trials > 0 && fewest_trials < kTrialsForP99) {
     md += fmt::format(
-        "Some points have as few as {} trials: their p99 (and p90 below {} trials) is the largest sample or "
-        "interpolated next to it, not a tail estimate. Read it as a maximum; raise `--iters` or "
-        "`--time-budget` for tails.\n\n",
+        "Some points have as few as {} trials: their p99 (and p90 below {} trials) is the largest sample or interpolated next to it, not a tail estimate. "
+        "Read it as a maximum; raise `--iters` or `--time-budget` for tails.\n\n",
         fewest_trials, kTrialsForP90);
   }
   constexpr Phase kPhases[] = {Phase::allreduce, Phase::allgather, Phase::reducescatter, Phase::dispatch,
@@ -242,21 +240,13 @@ std::string render_phase_tables(const RunReport& r) {
     md += markdown_table(columns, rows);
     if (std::any_of(rows.begin(), rows.end(), [](const PhaseResult* p) { return p->launch_bound; }))
       md +=
-          "\n*launch-bound*: the host took more than half of the step (p50) to enqueue the burst, so the "
-          "step "
-          "measures the host's launch cost more than the collectives; graph mode or `--device-only` shows "
-          "the "
-          "GPUs' own time.\n";
+          "\n*launch-bound*: the host took more than half of the step (p50) to enqueue the burst, so the step measures the host's launch cost more than the collectives; graph mode or `--device-only` shows the GPUs' own time.\n";
     if (std::any_of(rows.begin(), rows.end(), [](const PhaseResult* p) {
           return p->requested_tokens != p->tokens || p->above_graph_sizes;
         }))
       md +=
-          "\n*padded to N*: graph mode pads a token count to the next CUDA-graph capture size "
-          "(`sweep.graph_sizes`), as vLLM pads a decode batch; the row was measured at N tokens, with N's "
-          "bytes "
-          "and ops, and rows padded to the same size share one measurement. *above graph sizes*: the count "
-          "is "
-          "larger than the largest capture size, so it was not padded; vLLM runs such a batch eagerly.\n";
+          "\n*padded to N*: graph mode pads a token count to the next CUDA-graph capture size (`sweep.graph_sizes`), as vLLM pads a decode batch; the row was measured at N tokens, with N's bytes and ops, and rows padded to the same size share one measurement. "
+          "*above graph sizes*: the count is larger than the largest capture size, so it was not padded; vLLM runs such a batch eagerly.\n";
     std::set<std::string> sources;
     for (const PhaseResult* p : rows) {
       if (!p->op_us_source.empty()) sources.insert(p->op_us_source);
@@ -277,15 +267,9 @@ std::string render_decode(const RunReport& r) {
   if (rows.empty()) return {};
   std::string md = "## Decode mode: collectives between compute\n\n";
   md +=
-      "Each op ran after a compute gap (GPU busy kernel on nccl, host busy wait on mpi) and a seeded "
-      "per-rank "
-      "skew, so that ranks arrive at each collective apart, as between the GEMMs of a real step. *comm* is "
-      "the "
-      "step minus the rank's measured gaps (slowest rank per trial); *gaps* are rank 0's, measured against "
-      "configured (skew included). *join cost* is the op p50 here over the back-to-back (eager) op p50 at "
-      "the "
-      "same tokens; *comm / back-to-back* the comm p50 over the eager step p50 (1.0 with no gaps: the replay "
-      "adds nothing).\n\n";
+      "Each op ran after a compute gap (GPU busy kernel on nccl, host busy wait on mpi) and a seeded per-rank skew, so that ranks arrive at each collective apart, as between the GEMMs of a real step. "
+      "*comm* is the step minus the rank's measured gaps (slowest rank per trial); *gaps* are rank 0's, measured against configured (skew included). "
+      "*join cost* is the op p50 here over the back-to-back (eager) op p50 at the same tokens; *comm / back-to-back* the comm p50 over the eager step p50 (1.0 with no gaps: the replay adds nothing).\n\n";
   const auto decode = [](R p) -> const DecodeFigures& { return *p.decode; };
   const auto times = [](std::optional<double> factor) {
     return TableCell(factor ? fmt::format("{:.2f}x", *factor) : "-");
@@ -340,8 +324,7 @@ std::string render_serve(const RunReport& r) {
       markdown_cell(s.ttft_definition), markdown_cell(s.token_count_source));
   if (s.request_rate > 0) {
     md += fmt::format(
-        "Requests arrived as a Poisson process at {:g} per second, at most C in flight: C is a cap, not the "
-        "number of requests in flight, which is about rate x E2EL when that is below C.\n\n",
+        "Requests arrived as a Poisson process at {:g} per second, at most C in flight: C is a cap, not the number of requests in flight, which is about rate x E2EL when that is below C.\n\n",
         s.request_rate);
   }
   using L = const ServeLevel&;
@@ -372,24 +355,18 @@ std::string render_serve(const RunReport& r) {
   const bool any_level_span = std::any_of(s.levels.begin(), s.levels.end(),
                                           [](const ServeLevel& l) { return l.window_kind == "level_span"; });
   md +=
-      "\n*steady output tok/s* and *steady req/s* are over the level's steady window (from the first "
-      "completion until the first completion not replaced by a new request), where every request slot is "
-      "busy; the whole-level throughputs of vllm bench serve's table below include ramp-up and tail.";
+      "\n*steady output tok/s* and *steady req/s* are over the level's steady window (from the first completion until the first completion not replaced by a new request), where every request slot is busy; the whole-level throughputs of vllm bench serve's table below include ramp-up and tail.";
   if (any_level_span) {
     md +=
-        " Where *window* says `level_span`, too few requests completed inside that window and the whole "
-        "level "
-        "(first start to last end, ramp-up and tail included) was used instead: those rates are lower than "
-        "the steady state. Give more requests per level (`--requests`) for a steady window.";
+        " Where *window* says `level_span`, too few requests completed inside that window and the whole level (first start to last end, ramp-up and tail included) was used instead: those rates are lower than the steady state. "
+        "Give more requests per level (`--requests`) for a steady window.";
   }
   md += "\n\n";
   bool any_vllm = false;
   for (const ServeLevel& l : s.levels) any_vllm = any_vllm || !l.vllm_bench_serve.empty();
   if (any_vllm) {
     md +=
-        "### Serving, in vllm bench serve's terms\n\nOver each whole level (its *duration*, first start to "
-        "last end), as `vllm bench serve` reports a run; `-` where there is no sample or the server did not "
-        "send `usage.prompt_tokens`.\n\n";
+        "### Serving, in vllm bench serve's terms\n\nOver each whole level (its *duration*, first start to last end), as `vllm bench serve` reports a run; `-` where there is no sample or the server did not send `usage.prompt_tokens`.\n\n";
     md += render_vllm_metrics(s) + "\n";
   }
   return md;
@@ -412,16 +389,15 @@ std::string render_attribution(const RunReport& r) {
   const std::vector<AttributionRow>& rows = r.attribution;
   if (rows.empty() && r.results.empty() && !r.serve.levels.empty())
     return md +
-           "No attribution: this report has serve results but no communication results. Merge it into a "
-           "replay of the same model: `k25comm report REPLAY/report.json --serve THIS/report.json`.\n\n";
+           "No attribution: this report has serve results but no communication results. "
+           "Merge it into a replay of the same model: `k25comm report REPLAY/report.json --serve THIS/report.json`.\n\n";
   if (rows.empty() && std::any_of(r.serve.levels.begin(), r.serve.levels.end(), tpot_per_chunk))
     return md +
-           "No attribution: TPOT here is time per chunk, not per token (the server sent no token counts; see "
-           "the notes).\n\n";
+           "No attribution: TPOT here is time per chunk, not per token (the server sent no token counts; see the notes).\n\n";
   if (rows.empty()) {
     return md +
-           "No attribution: it needs serve results (TPOT per concurrency) and phase results. Give a serve "
-           "report of the same model with `k25comm report FILE --serve SERVE.json`.\n\n";
+           "No attribution: it needs serve results (TPOT per concurrency) and phase results. "
+           "Give a serve report of the same model with `k25comm report FILE --serve SERVE.json`.\n\n";
   }
   std::vector<std::string> keys;
   for (const AttributionRow& a : rows) {
@@ -430,11 +406,9 @@ std::string render_attribution(const RunReport& r) {
     }
   }
   md +=
-      "Per concurrency C: the serve TPOT p50 next to the communication of one decode step at T = C tokens "
-      "(step burst p50, ms) and its share of TPOT. All-to-All phases use C / ranks tokens per rank (DP "
-      "attention "
-      "spreads requests over ranks). `*` interpolated on log-log axes between measured token counts, `**` "
-      "extrapolated beyond them.\n\n";
+      "Per concurrency C: the serve TPOT p50 next to the communication of one decode step at T = C tokens (step burst p50, ms) and its share of TPOT. "
+      "All-to-All phases use C / ranks tokens per rank (DP attention spreads requests over ranks). "
+      "`*` interpolated on log-log axes between measured token counts, `**` extrapolated beyond them.\n\n";
   using A = const AttributionRow&;
   Columns<AttributionRow> columns = {
       {"C", "", [](A a) { return TableCell::count(a.concurrency); }},
@@ -456,10 +430,8 @@ std::string render_attribution(const RunReport& r) {
   });
   if (above_tpot) {
     md +=
-        "\n**Shares above 100 %**: a decode step cannot spend longer communicating than the whole step "
-        "takes. "
-        "The communication and serve figures do not describe the same system (other nodes, transport, rank "
-        "count or settings): these shares are not meaningful.\n";
+        "\n**Shares above 100 %**: a decode step cannot spend longer communicating than the whole step takes. "
+        "The communication and serve figures do not describe the same system (other nodes, transport, rank count or settings): these shares are not meaningful.\n";
   }
   return md + "\n";
 }
@@ -473,10 +445,9 @@ std::string render_fits(const RunReport& r) {
   const std::vector<LatencyFit>& fits = r.fits;
   if (fits.empty()) return md + "No fit: a phase needs at least two measured byte counts.\n\n";
   md +=
-      "Least squares over op p50 against bytes per rank per op, on relative errors (each point counts by its "
-      "percentage miss, not its size) with alpha and beta never negative, so no prediction is; ± is one "
-      "standard error. *worst miss* is the largest relative error of the fit at a measured point (all in "
-      "report.json `fits[].residuals`). The prediction is ops/step x (alpha + T x bytes per token / beta); "
+      "Least squares over op p50 against bytes per rank per op, on relative errors (each point counts by its percentage miss, not its size) with alpha and beta never negative, so no prediction is; ± is one standard error. "
+      "*worst miss* is the largest relative error of the fit at a measured point (all in report.json `fits[].residuals`). "
+      "The prediction is ops/step x (alpha + T x bytes per token / beta); "
       "`**` marks a token count outside the measured range (extrapolated).\n\n";
   std::string predicted_head = "predicted step at T=";
   for (std::size_t i = 0; i < prediction_tokens().size(); ++i)

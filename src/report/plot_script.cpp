@@ -91,9 +91,9 @@ PlotOutcome make_plots(const std::string& report_json, const std::string& out_di
   }
   const ProcessResult plot = run_process({plot_python(), script, report_json, "--out", out_dir});
   if (plot.exit_code == kPlotScriptNoMatplotlib) {
-    outcome.message = "plots: not made: " + plot.output +
-                      "  (on Debian: apt-get install python3-matplotlib; or set K25_PYTHON to a python with "
-                      "matplotlib)\n";
+    outcome.message =
+        "plots: not made: " + plot.output +
+        "  (on Debian: apt-get install python3-matplotlib; or set K25_PYTHON to a python with matplotlib)\n";
     return outcome;
   }
   if (plot.exit_code != 0) {

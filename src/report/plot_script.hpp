@@ -29,7 +29,7 @@ struct ProcessResult {
 };
 
 // Runs argv[0] (searched on PATH) with the arguments, no shell; captures its output.
-ProcessResult run_process(const std::vector<std::string>& argv);
+[[nodiscard]] ProcessResult run_process(const std::vector<std::string>& argv);
 
 struct PlotOutcome {
   std::vector<std::string> written;  // PNG paths the script wrote

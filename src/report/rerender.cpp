@@ -33,8 +33,7 @@ void refuse_overwriting_inputs(const RerenderOptions& options, const std::string
     for (const std::string& input : {options.input_path, options.serve_path}) {
       if (same_file(target, input))
         throw UsageError(fmt::format(
-            "report --serve would write over its input {}: merged reports go to another folder "
-            "(--out DIR, default {})",
+            "report --serve would write over its input {}: merged reports go to another folder (--out DIR, default {})",
             input, merged_output_dir(options.input_path)));
     }
   }

@@ -34,9 +34,7 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
       "request start to the first chunk carrying generated text (a chat role-only chunk does not count)";
   report.e2el_definition = "request start to the last chunk carrying generated text";
   report.clock =
-      "steady clock on rank 0, read when libcurl hands over the bytes (request start: just before the "
-      "request "
-      "is handed to libcurl)";
+      "steady clock on rank 0, read when libcurl hands over the bytes (request start: just before the request is handed to libcurl)";
   report.prompt_tokens = spec.prompt_tokens;
   report.max_tokens = spec.max_tokens;
   report.ignore_eos = spec.ignore_eos;

@@ -26,8 +26,7 @@ void label_topology(TopologyInfo& info, int hosts) {
     info.link_description = "host memory (mpi transport): no GPU link is used";
     if (hosts > 1)
       info.link_description += fmt::format(
-          "; the run spans {} hosts, so ops between them cross the network (MPI over TCP or whatever the "
-          "MPI library chose)",
+          "; the run spans {} hosts, so ops between them cross the network (MPI over TCP or whatever the MPI library chose)",
           hosts);
     return;
   }
@@ -65,9 +64,7 @@ void label_topology(TopologyInfo& info, int hosts) {
   if (hosts > 1) {
     info.link_limit_gbps.reset();
     info.link_description += fmt::format(
-        "; the run spans {} hosts, so the network between them sets the limit "
-        "(not known to k25comm)",
-        hosts);
+        "; the run spans {} hosts, so the network between them sets the limit (not known to k25comm)", hosts);
   }
 }
 
@@ -77,8 +74,7 @@ void label_emulated(TopologyInfo& info, int ranks) {
   info.kind = "emulated";
   info.link_limit_gbps.reset();
   info.link_description = fmt::format(
-      "emulated: {} ranks on {} GPU{}, connected through NCCL's socket transport over loopback (not a GPU "
-      "link)",
+      "emulated: {} ranks on {} GPU{}, connected through NCCL's socket transport over loopback (not a GPU link)",
       ranks, gpus.size(), gpus.size() == 1 ? "" : "s");
 }
 

@@ -32,19 +32,23 @@ class DelayedArrival final : public Transport {
   bool completes_on_launch() const override { return inner_->completes_on_launch(); }
   int device() const override { return inner_->device(); }
   void allocate(const BufferSizes& sizes) override { inner_->allocate(sizes); }
-  BurstId prepare(const OpBurst& burst) override { return inner_->prepare(burst); }
+  [[nodiscard]] BurstId prepare(const OpBurst& burst) override { return inner_->prepare(burst); }
   void launch(BurstId burst, std::size_t op_index) override { inner_->launch(burst, op_index); }
   void launch_gap(BurstId burst, std::size_t op_index) override { inner_->launch_gap(burst, op_index); }
-  int mark() override { return inner_->mark(); }
+  [[nodiscard]] int mark() override { return inner_->mark(); }
   void synchronize() override { inner_->synchronize(); }
-  double elapsed_us(int from_slot, int to_slot) override { return inner_->elapsed_us(from_slot, to_slot); }
+  [[nodiscard]] double elapsed_us(int from_slot, int to_slot) override {
+    return inner_->elapsed_us(from_slot, to_slot);
+  }
   void reset_marks() override { inner_->reset_marks(); }
   std::size_t max_held_launches() const override { return inner_->max_held_launches(); }
   void hold_stream() override { inner_->hold_stream(); }
   void release_stream() override { inner_->release_stream(); }
-  std::unique_ptr<CapturedBurst> capture(BurstId burst) override { return inner_->capture(burst); }
+  [[nodiscard]] std::unique_ptr<CapturedBurst> capture(BurstId burst) override {
+    return inner_->capture(burst);
+  }
   void replay(CapturedBurst& burst) override { inner_->replay(burst); }
-  std::uint64_t verify(BurstId burst, std::size_t op_index) override {
+  [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override {
     return inner_->verify(burst, op_index);
   }
   std::string caveat(int ranks) const override { return inner_->caveat(ranks); }

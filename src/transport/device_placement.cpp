@@ -16,10 +16,11 @@ DevicePlacement place_rank_on_device(int local_rank, int local_size, int visible
   if (emulate_ranks) return {local_rank % visible_devices, {}};
   if (visible_devices == 1) return {0, {}};
   if (local_rank < visible_devices && local_size <= visible_devices) return {local_rank, {}};
-  return {-1, fmt::format(
-                  "host {} runs {} ranks but has {} visible CUDA devices; NCCL needs one GPU per rank (two "
-                  "ranks on one GPU are refused): start at most {} ranks per host",
-                  host, local_size, visible_devices, visible_devices)};
+  return {
+      -1,
+      fmt::format(
+          "host {} runs {} ranks but has {} visible CUDA devices; NCCL needs one GPU per rank (two ranks on one GPU are refused): start at most {} ranks per host",
+          host, local_size, visible_devices, visible_devices)};
 }
 
 std::string shared_gpu_problem(const std::vector<std::string>& bus_ids, const std::string& host) {
@@ -30,10 +31,7 @@ std::string shared_gpu_problem(const std::vector<std::string>& bus_ids, const st
     const auto [found, inserted] = first_rank_of.emplace(bus, static_cast<int>(rank));
     if (inserted) continue;
     return fmt::format(
-        "host {} runs {} ranks but local ranks {} and {} would both drive GPU {}; NCCL needs one GPU per "
-        "rank "
-        "(two ranks on one GPU are refused): give each rank its own device (CUDA_VISIBLE_DEVICES per rank, "
-        "Slurm --gpus-per-task=1), or start fewer ranks",
+        "host {} runs {} ranks but local ranks {} and {} would both drive GPU {}; NCCL needs one GPU per rank (two ranks on one GPU are refused): give each rank its own device (CUDA_VISIBLE_DEVICES per rank, Slurm --gpus-per-task=1), or start fewer ranks",
         host, bus_ids.size(), found->second, rank, bus);
   }
   return {};

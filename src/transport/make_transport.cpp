@@ -56,8 +56,7 @@ ChosenTransport make_transport(const RunConfig& config, const RankContext& conte
   if (const NcclRegister mode = config.transport.nccl_register;
       mode != NcclRegister::none && chosen.transport->name() != "nccl")
     throw UsageError(fmt::format(
-        "--nccl-register {}: NCCL buffer registration needs the nccl transport, and this run took {}; run on "
-        "GPUs with --backend nccl, or leave --nccl-register at none",
+        "--nccl-register {}: NCCL buffer registration needs the nccl transport, and this run took {}; run on GPUs with --backend nccl, or leave --nccl-register at none",
         to_string(mode), chosen.reason));
   if (const auto delay = parse_delay_spec(config.transport.inject_delay);
       delay && delay->rank == context.rank())

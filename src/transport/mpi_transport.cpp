@@ -68,10 +68,7 @@ MpiTransport::MpiTransport(const TransportOptions& options, const RankContext& c
 std::string MpiTransport::caveat(int ranks) const {
   (void)ranks;
   if (watchdog_) return {};
-  return "the MPI library does not provide MPI_THREAD_MULTIPLE, so the host transport ran MPI_Iallreduce, "
-         "MPI_Iallgather, MPI_Ireduce_scatter_block and MPI_Ialltoallv polled with MPI_Test (bounded waits "
-         "without a watchdog thread): their algorithms may differ from the blocking calls' and so may the "
-         "figures";
+  return "the MPI library does not provide MPI_THREAD_MULTIPLE, so the host transport ran MPI_Iallreduce, MPI_Iallgather, MPI_Ireduce_scatter_block and MPI_Ialltoallv polled with MPI_Test (bounded waits without a watchdog thread): their algorithms may differ from the blocking calls' and so may the figures";
 }
 
 std::string MpiTransport::clock_description() const {

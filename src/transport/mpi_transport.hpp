@@ -28,14 +28,14 @@ class MpiTransport final : public Transport {
   std::string clock_description() const override;
   std::string caveat(int ranks) const override;  // says so when the ops ran non-blocking
   void allocate(const BufferSizes& sizes) override;
-  BurstId prepare(const OpBurst& burst) override;
+  [[nodiscard]] BurstId prepare(const OpBurst& burst) override;
   void launch(BurstId burst, std::size_t op_index) override;
   void launch_gap(BurstId burst, std::size_t op_index) override;  // a host busy wait
-  int mark() override;
+  [[nodiscard]] int mark() override;
   void synchronize() override {}  // every op completes before launch() returns
-  double elapsed_us(int from_slot, int to_slot) override;
+  [[nodiscard]] double elapsed_us(int from_slot, int to_slot) override;
   void reset_marks() override { marks_.clear(); }
-  std::uint64_t verify(BurstId burst, std::size_t op_index) override;
+  [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override;
 
  private:
   struct PreparedOp {

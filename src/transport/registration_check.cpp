@@ -47,8 +47,7 @@ std::string registration_problem(NcclRegister mode, const RegistrationFacts& fac
                        dotted(needed));
   if (facts.nccl_version < needed)
     return fmt::format(
-        "{}: this run's NCCL is {}, and {} needs NCCL {} or later; use a newer NCCL "
-        "(LD_LIBRARY_PATH) or leave --nccl-register at none",
+        "{}: this run's NCCL is {}, and {} needs NCCL {} or later; use a newer NCCL (LD_LIBRARY_PATH) or leave --nccl-register at none",
         flag, dotted(facts.nccl_version),
         mode == NcclRegister::local ? "ncclCommRegister" : "symmetric registration", dotted(needed));
   if (mode == NcclRegister::local) {
@@ -62,20 +61,19 @@ std::string registration_problem(NcclRegister mode, const RegistrationFacts& fac
                                 "the cuMem allocations that symmetric windows need")})
     if (!off.empty()) return flag + ": " + off;
   constexpr const char* kWhy =
-      "NCCL runs its symmetric kernels only between GPUs of one host linked by NVLink, and elsewhere would "
-      "accept the registration and not use it";
+      "NCCL runs its symmetric kernels only between GPUs of one host linked by NVLink, and elsewhere would accept the registration and not use it";
   // NCCL enables symmetric windows only where every local peer is reached by direct P2P (init.cc:
   // symmetricSupport = isAllDirectP2p && nNodes == 1 && ...), and isAllDirectP2p is false with one local rank
   // (transport.cc); ncclCommWindowRegister then hands back a local registration under the window's name.
   if (facts.ranks <= 1)
     return fmt::format(
-        "{}: {}; at one rank NCCL registers the window as a local buffer (no peer to reach). Use "
-        "--nccl-register local or none at one rank",
+        "{}: {}; at one rank NCCL registers the window as a local buffer (no peer to reach). "
+        "Use --nccl-register local or none at one rank",
         flag, kWhy);
   if (facts.emulated)
     return fmt::format(
-        "{}: {}; emulated ranks talk through NCCL's socket transport. Use --nccl-register local "
-        "or none with --emulate-ranks",
+        "{}: {}; emulated ranks talk through NCCL's socket transport. "
+        "Use --nccl-register local or none with --emulate-ranks",
         flag, kWhy);
   if (facts.hosts > 1)
     return fmt::format("{}: {}; this run spans {} hosts. Use --nccl-register local or none", flag, kWhy,
@@ -90,17 +88,13 @@ std::string registration_note(NcclRegister mode, int ranks, bool emulated) {
   if (mode == NcclRegister::none) return {};
   std::string note =
       mode == NcclRegister::local
-          ? "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are "
-            "registered with ncclCommRegister (nccl-tests -R 1)"
-          : "NCCL buffer registration symmetric: the send and receive buffers come from ncclMemAlloc and are "
-            "registered with ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC) at one size on every rank "
-            "(nccl-tests -R 2, vLLM's VLLM_USE_NCCL_SYMM_MEM)";
+          ? "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are registered with ncclCommRegister (nccl-tests -R 1)"
+          : "NCCL buffer registration symmetric: the send and receive buffers come from ncclMemAlloc and are registered with ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC) at one size on every rank (nccl-tests -R 2, vLLM's VLLM_USE_NCCL_SYMM_MEM)";
   if (ranks <= 1)
     note += "; at one rank NCCL only copies locally, so no figure shows the registration's effect on a link";
   else if (emulated)
     note +=
-        "; emulated ranks talk through NCCL's socket transport, which does not use registered buffers, so "
-        "the figures show the registration's cost only, not its gain";
+        "; emulated ranks talk through NCCL's socket transport, which does not use registered buffers, so the figures show the registration's cost only, not its gain";
   return note;
 }
 

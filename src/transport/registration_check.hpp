@@ -33,11 +33,11 @@ constexpr int kSymmetricRegisterMinVersion = 22703;
 // NCCL >= 2.27.3, NCCL_WIN_ENABLE and NCCL_CUMEM_ENABLE not 0, more than one rank, and one host whose GPUs
 // are all linked by NVLink (NCCL's symmetric kernels run only there): one rank, emulated ranks, PCIe and
 // several hosts are refused.
-std::string registration_problem(NcclRegister mode, const RegistrationFacts& facts);
+[[nodiscard]] std::string registration_problem(NcclRegister mode, const RegistrationFacts& facts);
 
 // "2.28.9" -> 22809 (NCCL's NCCL_VERSION(major, minor, patch) for 2.9 and later); 0 where `dotted` is not
 // three dot-separated numbers.
-int nccl_version_code(std::string_view dotted);
+[[nodiscard]] int nccl_version_code(std::string_view dotted);
 
 // The report's note on a registered run ("" for none): what was registered and how, and what a one-rank or
 // emulated run of it can show.

@@ -52,7 +52,7 @@ class Transport {
   virtual void allocate(const BufferSizes& sizes) = 0;
   // Once per burst, outside any timed region: checks its ops against the buffers and precomputes their
   // arguments (displacements, index maps on the device). The burst stays prepared for the transport's life.
-  virtual BurstId prepare(const OpBurst& burst) = 0;
+  [[nodiscard]] virtual BurstId prepare(const OpBurst& burst) = 0;
   // Issues op `op_index` of a prepared burst. The host transport completes it before returning; the nccl
   // transport enqueues it on its stream.
   virtual void launch(BurstId burst, std::size_t op_index) = 0;
@@ -62,9 +62,9 @@ class Transport {
 
   // Timestamps in the op stream: mark() records one at the current position and returns its slot.
   // Slots are valid until reset_marks(); elapsed_us() may be called only after synchronize().
-  virtual int mark() = 0;
+  [[nodiscard]] virtual int mark() = 0;
   virtual void synchronize() = 0;  // waits for everything launched; the watchdog bounds the wait
-  virtual double elapsed_us(int from_slot, int to_slot) = 0;
+  [[nodiscard]] virtual double elapsed_us(int from_slot, int to_slot) = 0;
   virtual void reset_marks() = 0;
 
   // Device-only timing (max_held_launches() > 0 only): hold_stream() makes the stream wait (a blocking
@@ -77,13 +77,13 @@ class Transport {
   virtual void release_stream();
 
   // Graph mode (supports_graph() only): capture every op of the burst once, then replay the capture.
-  virtual std::unique_ptr<CapturedBurst> capture(BurstId burst);
+  [[nodiscard]] virtual std::unique_ptr<CapturedBurst> capture(BurstId burst);
   virtual void replay(CapturedBurst& burst);
 
   // Correctness pass, outside the timed region: fills the inputs of op `op_index` with exactly predictable
   // data (small rank-dependent integers), runs it, and returns how many output elements on this rank are
   // wrong.
-  virtual std::uint64_t verify(BurstId burst, std::size_t op_index) = 0;
+  [[nodiscard]] virtual std::uint64_t verify(BurstId burst, std::size_t op_index) = 0;
 
   // The report's note on what this transport's figures mean (e.g. one-rank NCCL measures launch cost).
   virtual std::string caveat(int ranks) const {

@@ -131,9 +131,9 @@ TEST_CASE("capture: two ranks in v4.0: sequence, join, decode step, prefill and 
   // Step sizes 512 x 2, 1024 x 2, 2048 x 3, 32768: the jump 2048 -> 32768 (16 x) lies above half of the
   // steps.
   CHECK(s.prefill_above_bytes == 2048);
-  CHECK(s.prefill_rule ==
-        "the largest jump between step sizes above half of the steps: 2048 to 32768 bytes, 16.0 x "
-        "(at least 4 x)");
+  CHECK(
+      s.prefill_rule ==
+      "the largest jump between step sizes above half of the steps: 2048 to 32768 bytes, 16.0 x (at least 4 x)");
   // A decode step at T tokens: AllReduces sum to 173 + 8T, the AllGather takes 16 + T: 198, 207, 225 us.
   REQUIRE(s.decode_comm_us);
   CHECK(s.decode_comm_us->min == 198);
@@ -316,8 +316,8 @@ TEST_CASE("capture: AllReduce-only sequences are cut into steps only with the mo
 TEST_CASE("capture: unknown versions, foreign files and malformed records give one clear line (exit 2)") {
   CHECK_THAT(
       error_of(data("unknown-version.log")),
-      Contains("unknown-version.log:1: NCCL Inspector output format 'v5.0' is not one this k25comm reads "
-               "(v4.0, v4.1, v4.2, v4.3)"));
+      Contains(
+          "unknown-version.log:1: NCCL Inspector output format 'v5.0' is not one this k25comm reads (v4.0, v4.1, v4.2, v4.3)"));
   CHECK_THAT(
       error_of(data("not-inspector.log")),
       Contains("not-inspector.log:1: not NCCL Inspector output: a record without header and metadata"));

@@ -74,8 +74,7 @@ TEST_CASE("captured sequence: the tp2 fixture's step as 8 AllReduces and the gat
   CHECK(s.communicator == "0x7f8c496ae9f661");
   CHECK(s.notes ==
         std::vector<std::string>{
-            "the Inspector does not record element types: every op is bf16 (the model's activation "
-            "dtype)"});
+            "the Inspector does not record element types: every op is bf16 (the model's activation dtype)"});
 }
 
 TEST_CASE("captured sequence: scaling and fixed sizes, parts times ranks, runs merged in order",
@@ -133,29 +132,28 @@ TEST_CASE("captured sequence: why there is none", "[capture]") {
     CHECK(s.ops.empty());
     CHECK(
         s.reason ==
-        "the decode step of communicator tp holds Broadcast, which model.sequence cannot describe (it holds "
-        "allreduce, allgather and reducescatter)");
+        "the decode step of communicator tp holds Broadcast, which model.sequence cannot describe (it holds allreduce, allgather and reducescatter)");
   }
   SECTION("steps of different ops") {
     const CapturedSequence s = captured_sequence(
         capture_of(2, {{{kAllReduce, 256}, {kAllGather, 64}}, {{kAllReduce, 256}, {kAllReduce, 256}}}),
         Dtype::bf16);
-    CHECK(s.reason ==
-          "communicator tp: its decode steps do not all hold the same ops in the same order (allreduce x 1, "
-          "allgather x 1 in one, allreduce x 2 in another)");
+    CHECK(
+        s.reason ==
+        "communicator tp: its decode steps do not all hold the same ops in the same order (allreduce x 1, allgather x 1 in one, allreduce x 2 in another)");
   }
   SECTION("an AllReduce that is no whole number of tokens") {
     const CapturedSequence s = captured_sequence(capture_of(2, {{{kAllReduce, 300}}}), Dtype::bf16);
-    CHECK_THAT(s.reason,
-               Contains("a decode step's largest AllReduce (300 B) is not a whole number of tokens of "
-                        "256 B"));
+    CHECK_THAT(
+        s.reason,
+        Contains("a decode step's largest AllReduce (300 B) is not a whole number of tokens of 256 B"));
   }
   SECTION("a size that neither scales nor stays") {
     const CapturedSequence s = captured_sequence(
         capture_of(2, {{{kAllReduce, 256}, {kAllGather, 100}}, {{kAllReduce, 512}, {kAllGather, 300}}}),
         Dtype::bf16);
-    CHECK(s.reason ==
-          "communicator tp: op 2 of the step (allgather) neither scales with the step's tokens nor keeps one "
-          "size");
+    CHECK(
+        s.reason ==
+        "communicator tp: op 2 of the step (allgather) neither scales with the step's tokens nor keeps one size");
   }
 }

@@ -152,10 +152,10 @@ TEST_CASE("real traces: the two sampled ranks of one 128-rank job are one run; t
     (void)read_capture_inputs({cpu_only});
     FAIL("no error");
   } catch (const UsageError& e) {
-    CHECK(std::string(e.what()) ==
-          cpu_only +
-              ": a profiler trace without GPU events (no kernel, memcpy or memset): profile "
-              "with ProfilerActivity.CUDA");
+    CHECK(
+        std::string(e.what()) ==
+        cpu_only +
+            ": a profiler trace without GPU events (no kernel, memcpy or memset): profile with ProfilerActivity.CUDA");
   }
   // Different runs: rank 0 of the A100 job and rank 1 of the V100 job.
   try {

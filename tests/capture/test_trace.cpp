@@ -160,9 +160,10 @@ TEST_CASE("trace: a vLLM TP8 decode under CUDA graphs, 8 gzip rank files with sk
   CHECK(group(t, "decode", 3).steps == 24);
   CHECK(group(t, "decode", 1, 1).steps == 2);
   CHECK(t.sizes_unknown == 44 * 124);
-  CHECK_THAT(t.notes.back(),
-             Contains("5456 of 5456 collective kernels have no size in the trace (5456 of them "
-                      "replayed by CUDA graphs"));
+  CHECK_THAT(
+      t.notes.back(),
+      Contains(
+          "5456 of 5456 collective kernels have no size in the trace (5456 of them replayed by CUDA graphs"));
 
   // The join cost: rank r runs 0.25 r us late; step 0 has the even ranks only.
   const JoinCostGroup& j1 = join(t, 1, "AllReduce");
@@ -178,11 +179,9 @@ TEST_CASE("trace: a vLLM TP8 decode under CUDA graphs, 8 gzip rank files with sk
 
   const std::vector<std::string> headline = trace_headline(t, 2);
   REQUIRE(headline.size() == 2);
-  CHECK(headline[0] ==
-        "decode step at batch 3: 755.5 us (p50 of 24 steps over the ranks); communication 374.0 us = 49.5 % "
-        "(exposed "
-        "312.5 us = 41.4 %): AllReduce 123 x 3.0 us, AllGather 1 x 5.0 us; GEMM 32.6 %, attention 13.0 %, "
-        "norm/elementwise 0.3 %, memcpy/memset 0.3 %, GPU idle 12.5 %");
+  CHECK(
+      headline[0] ==
+      "decode step at batch 3: 755.5 us (p50 of 24 steps over the ranks); communication 374.0 us = 49.5 % (exposed 312.5 us = 41.4 %): AllReduce 123 x 3.0 us, AllGather 1 x 5.0 us; GEMM 32.6 %, attention 13.0 %, norm/elementwise 0.3 %, memcpy/memset 0.3 %, GPU idle 12.5 %");
 
   // The collectives as records: one communicator of 8 ranks, lined up across the skewed files.
   CaptureSettings settings;
@@ -324,33 +323,34 @@ TEST_CASE("trace: bad input gets one line naming the file") {
   CHECK(error("bad/not-a-trace.json") ==
         fixture("bad/not-a-trace.json") +
             ": JSON, but neither a profiler trace (no traceEvents array) nor NCCL Inspector output");
-  CHECK(error("bad/cpu-only.json") == fixture("bad/cpu-only.json") +
-                                          ": a profiler trace without GPU events (no kernel, memcpy or "
-                                          "memset): profile with ProfilerActivity.CUDA");
+  CHECK(
+      error("bad/cpu-only.json") ==
+      fixture("bad/cpu-only.json") +
+          ": a profiler trace without GPU events (no kernel, memcpy or memset): profile with ProfilerActivity.CUDA");
   CHECK_THAT(error("bad/different-runs"), Contains("files of different runs: "));
   CHECK_THAT(error("bad/different-runs"), Contains("run-rank-0.json has world size 8"));
   CHECK_THAT(error("bad/same-rank"), Contains("a.json and "));
   CHECK_THAT(error("bad/same-rank"), Contains("b.json both claim rank 0 (from distributedInfo)"));
-  CHECK(error("bad/not-nsys.sqlite") ==
-        fixture("bad/not-nsys.sqlite") +
-            ": a SQLite database, but not an Nsight Systems export (no StringIds and "
-            "CUPTI_ACTIVITY_KIND_* tables)");
+  CHECK(
+      error("bad/not-nsys.sqlite") ==
+      fixture("bad/not-nsys.sqlite") +
+          ": a SQLite database, but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_* tables)");
   CHECK(error("bad/corrupt.sqlite") ==
         fixture("bad/corrupt.sqlite") + ": corrupt SQLite database (file is not a database)");
   k25::test::TempDir dir;
   const std::string binary = dir.write("blob.bin", std::string("\x01\x02\x03 not a trace", 16));
-  CHECK(read_error({binary}) ==
-        binary +
-            ": not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) "
-            "or an Nsight Systems SQLite export");
+  CHECK(
+      read_error({binary}) ==
+      binary +
+          ": not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export");
   // Files of two runs on different days: their GPU times do not overlap.
   for (const auto& [name, day] :
        {std::pair<std::string, std::string>{"x-rank-0.json", "1767225600000000000"},
         std::pair<std::string, std::string>{"x-rank-1.json", "1767312000000000000"}})
-    dir.write(name,
-              "{\"baseTimeNanoseconds\": " + day +
-                  ", \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, "
-                  "\"tid\": 7, \"ts\": 1.5, \"dur\": 2.0, \"args\": {\"device\": 0}}]}");
+    dir.write(
+        name,
+        "{\"baseTimeNanoseconds\": " + day +
+            ", \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1.5, \"dur\": 2.0, \"args\": {\"device\": 0}}]}");
   CHECK_THAT(read_error({(dir.path() / "x-rank-0.json").string(), (dir.path() / "x-rank-1.json").string()}),
              Contains("files of different runs: the GPU times of "));
 }
@@ -409,8 +409,7 @@ TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, 
   check("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", KernelClass::gemm);
   check("void marlin_moe_wna16::Marlin<...>(...)", KernelClass::gemm);
   check(
-      "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
-      "cutlass::bfloat16_t>, false>(Flash_fwd_params)",
+      "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t>, false>(Flash_fwd_params)",
       KernelClass::attention);
   check("void vllm::paged_attention_v2_kernel<__nv_bfloat16>(...)", KernelClass::attention);
   check("void vllm::moe::topkGatingSoftmax<8, 256>(float const*, bool const*, float*, int, int*)",
@@ -441,10 +440,9 @@ TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, 
     }
     return std::string("no error");
   };
-  CHECK(error("rules:\n  - {match: 'x', class: nonsense}\n") ==
-        ":2: unknown class 'nonsense' (communication, gemm, attention, moe_routing, norm_elementwise, "
-        "memcpy_memset, "
-        "other)");
+  CHECK(
+      error("rules:\n  - {match: 'x', class: nonsense}\n") ==
+      ":2: unknown class 'nonsense' (communication, gemm, attention, moe_routing, norm_elementwise, memcpy_memset, other)");
   CHECK_THAT(error("rules:\n  - {match: '(', class: gemm}\n"), Contains(":2: bad pattern: "));
   CHECK(error("rules:\n  - {match: 'x', class: gemm, colour: red}\n") ==
         ":2: unknown key 'colour' (match, class, kind, dtype, ignore_case)");

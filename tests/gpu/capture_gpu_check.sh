@@ -17,7 +17,7 @@
 #   5. $OUT/inspector-dumps.tar.gz: the captures and the first 2,000 lines of each raw dump (real fixtures for
 #      tests/capture), at most 2 MiB (else the captures alone), so that what a GPU call returns stays small.
 # usage: capture_gpu_check.sh K25COMM KIMI_CONFIG [DEVICE_COUNT_EXE [MPIRUN]]
-# env:   K25_INSPECTOR_SO  the Inspector plugin (libnccl-profiler-inspector.so; see README, "Capture")
+# env:   K25_INSPECTOR_SO  the Inspector plugin (libnccl-profiler-inspector.so; docs/capture.md)
 #        NCCL_TESTS_DIR    nccl-tests root (bin/all_reduce_perf ...; lib/ added to LD_LIBRARY_PATH); optional
 #        OUT               where results go (default ./capture-gpu-out)
 #        K25_DEADLINE      as in tools/bench/time_limits.sh (default 290 s from now)

@@ -123,8 +123,7 @@ void run_checks(const k25::RankContext& context, const k25::RunConfig& config, c
       const std::size_t bytes = ops ? phase.ops[0].bytes : 0;
       if (context.is_coordinator())
         std::printf(
-            "%-28s %-9s tokens %4d ops %4zu op0 %9zu B | eager %8.2f us/op (per-op pass %8.2f) | graph %8.2f "
-            "us/op | wrong %llu\n",
+            "%-28s %-9s tokens %4d ops %4zu op0 %9zu B | eager %8.2f us/op (per-op pass %8.2f) | graph %8.2f us/op | wrong %llu\n",
             label.c_str(), k25::to_string(phase.phase), phase.tokens, ops, bytes,
             mean(eager_step) / static_cast<double>(ops), mean(per_op),
             mean(graph_step) / static_cast<double>(ops), static_cast<unsigned long long>(wrong));

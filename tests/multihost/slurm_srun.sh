@@ -2,7 +2,7 @@
 # Requirement (issue 14, part 1): under a real Slurm (Debian's slurm-wlm, our own one-node cluster in a temporary
 # folder), `srun -n 4 --overcommit --mpi=<the PMIx plugin srun lists> k25comm --sizes configs/smoke.yaml` runs to
 # a complete report with run.ranks == 4, one host with node-local ranks 0..3, and the job's SLURM_JOB_* recorded.
-# PMI-2 is shown not to start Debian's Open MPI (it is built with PMIx only), so the README names pmix. Part 4
+# PMI-2 is shown not to start Debian's Open MPI (it is built with PMIx only), so docs/multihost.md names pmix. Part 4
 # under srun: a task stopped (SIGSTOP) mid-sweep ends the step with srun's exit code 3 and the ranks named.
 # usage: slurm_srun.sh K25COMM OUT
 set -uo pipefail
@@ -32,7 +32,7 @@ PY
 timeout 60 srun -n 2 --overcommit --mpi=pmix_v4 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
   --out "$out-pmix_v4" --tokens 1 >"$out-pmix_v4.txt" 2>&1 || { cat "$out-pmix_v4.txt"; fail "--mpi=pmix_v4 failed"; }
 timeout 60 srun -n 2 --overcommit --mpi=pmi2 "$K25COMM" --sizes "$K25_SOURCE/configs/smoke.yaml" \
-  --out "$out-pmi2" --tokens 1 >"$out-pmi2.txt" 2>&1 && fail "--mpi=pmi2 ran: the README says it does not"
+  --out "$out-pmi2" --tokens 1 >"$out-pmi2.txt" 2>&1 && fail "--mpi=pmi2 ran: docs/multihost.md says it does not"
 grep -q "OMPI was not built with SLURM's PMI support" "$out-pmi2.txt" || { cat "$out-pmi2.txt"; fail "pmi2 failed otherwise"; }
 
 # A task that stops answering: the others' bounded waits end the step through MPI_Abort, and srun says 3.

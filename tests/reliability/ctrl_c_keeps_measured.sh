@@ -7,19 +7,13 @@ set -uo pipefail
 K25COMM=$1 MPIRUN=$2 config=$3 out=$4 server=$5
 source "$(dirname "$0")/lib.sh"
 
-python3 "$server" --port 0 --itl-ms 10 --ttft-ms 20 --max-seconds 120 >"$out.server.log" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; kill -KILL $JOB_PID 2>/dev/null' EXIT
-port_from_log "$out.server.log" "$server_pid" 30 || { cat "$out.server.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
-port=$SERVER_PORT
+start_fake_server "$out.server.log" "$server" --itl-ms 10 --ttft-ms 20
 
 # 1. The serve phase: 400 requests of 16 x 10 ms at 2 streams (about 35 s); Ctrl-C once 6 counted ones have
 #    finished (after the level's 2 warm-up requests).
-RANKS=2 start_job "$out/serve" "$out.serve.log" --sizes "$config" --phases serve --endpoint "http://127.0.0.1:$port" \
+RANKS=2 start_job "$out/serve" "$out.serve.log" --sizes "$config" --phases serve --endpoint "$SERVER_URL" \
   --concurrency 2 --requests 400 --max-tokens 16
-wait_until --alive "$JOB_PID" 60 "8 requests finished by the server" python3 -c "import json, sys, urllib.request
-sys.exit(len(json.load(urllib.request.urlopen(sys.argv[1] + '/stats', timeout=5))['requests']) < 8)" \
-  "http://127.0.0.1:$port" || { cat "$out.serve.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
+wait_server_requests 8 60 "$out.serve.log"
 mark_time
 kill -INT "$JOB_PID"
 wait_job 10 || { cat "$out.serve.log"; exit 1; }

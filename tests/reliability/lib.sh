@@ -1,6 +1,7 @@
 #!/bin/bash
 # Helpers of the reliability tests: start a k25comm job in the background, wait for journal results, find a
-# rank's pid, wait for the job's end with a deadline (tests/common/wait.sh). Source it; K25COMM and MPIRUN must be
+# rank's pid, wait for the job's end with a deadline (tests/common/wait.sh), start the fake OpenAI server and wait
+# for the requests it finished. Source it; K25COMM and MPIRUN must be
 # set.
 source "$(dirname "${BASH_SOURCE[0]}")/../common/wait.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/../common/journal.sh"
@@ -12,6 +13,27 @@ start_job() {
   rm -rf "$out"
   "$MPIRUN" -np "${RANKS:-4}" --oversubscribe "$K25COMM" --out "$out" "$@" >"$log" 2>&1 &
   JOB_PID=$!
+}
+
+# start_fake_server LOG SERVER_SCRIPT [server flags...]: the fake OpenAI server on a port of its own choosing
+# (at most 120 s); sets SERVER_PID and SERVER_URL and a trap that ends the server and the job. Ends the test when
+# the server names no port within 30 s.
+start_fake_server() {
+  local log=$1 script=$2
+  shift 2
+  python3 "$script" --port 0 --max-seconds 120 "$@" >"$log" 2>&1 &
+  SERVER_PID=$!
+  trap 'kill $SERVER_PID 2>/dev/null; kill -KILL ${JOB_PID:-} 2>/dev/null' EXIT
+  port_from_log "$log" "$SERVER_PID" 30 || { cat "$log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
+  SERVER_URL="http://127.0.0.1:$SERVER_PORT"
+}
+
+# wait_server_requests COUNT SECONDS JOB_LOG: waits until the fake server finished COUNT requests, while the job
+# lives; ends the test (printing JOB_LOG) when it does not within SECONDS.
+wait_server_requests() {
+  wait_until --alive "$JOB_PID" "$2" "$1 request(s) finished by the server" python3 -c "import json, sys, urllib.request
+sys.exit(len(json.load(urllib.request.urlopen(sys.argv[1] + '/stats', timeout=5))['requests']) < int(sys.argv[2]))" \
+    "$SERVER_URL" "$1" || { cat "$3"; echo "FAIL: $WAIT_ERROR"; exit 1; }
 }
 
 # wait_for_results JOURNAL COUNT SECONDS: waits until the journal holds COUNT results; fails on timeout or when

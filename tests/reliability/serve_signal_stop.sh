@@ -6,19 +6,13 @@ set -uo pipefail
 K25COMM=$1 MPIRUN=$2 config=$3 out=$4 server=$5
 source "$(dirname "$0")/lib.sh"
 
-python3 "$server" --port 0 --itl-ms 20 --max-seconds 120 >"$out.server.log" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; kill -KILL $JOB_PID 2>/dev/null' EXIT
-port_from_log "$out.server.log" "$server_pid" 30 || { cat "$out.server.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
-url="http://127.0.0.1:$SERVER_PORT"
+start_fake_server "$out.server.log" "$server" --itl-ms 20
 
-RANKS=2 start_job "$out" "$out.log" --sizes "$config" --phases serve --endpoint "$url" \
+RANKS=2 start_job "$out" "$out.log" --sizes "$config" --phases serve --endpoint "$SERVER_URL" \
   --concurrency 4 --requests 400 --max-tokens 64
 # Past the endpoint check, inside the serve phase's requests (400 of 64 x 20 ms at 4 streams: minutes): the
 # server has finished a generation request.
-wait_until --alive "$JOB_PID" 120 "a request finished by the server" python3 -c "import json, sys, urllib.request
-sys.exit(not json.load(urllib.request.urlopen(sys.argv[1] + '/stats', timeout=5))['requests'])" "$url" ||
-  { cat "$out.log"; echo "FAIL: $WAIT_ERROR"; exit 1; }
+wait_server_requests 1 120 "$out.log"
 echo "the server finished a request $WAITED s after the job started"
 mark_time
 kill -TERM "$JOB_PID"

@@ -148,10 +148,10 @@ TEST_CASE("a call whose action blocks ends the process after the grace, naming t
   }  // disarm() waits while the action runs
   release.join();
   CHECK(expired.get().size() == 1);
-  CHECK(ended.get() ==
-        std::vector<std::string>{
-            "ncclAllReduce of allreduce at 8 tokens, op 3 of 122 (14336 bytes) did not complete "
-            "within the 0.05 s timeout, nor 0.3 s after it"});
+  CHECK(
+      ended.get() ==
+      std::vector<std::string>{
+          "ncclAllReduce of allreduce at 8 tokens, op 3 of 122 (14336 bytes) did not complete within the 0.05 s timeout, nor 0.3 s after it"});
 }
 
 TEST_CASE("an abort runs on the action thread, and the caller goes on once it returned", "[watchdog]") {
@@ -186,9 +186,10 @@ TEST_CASE("an abort that does not return ends the process after the grace, namin
   watchdog.run_abort([&] { abort_stuck.wait(); },
                      "ncclCommAbort after allreduce at 8 tokens, op 3 of 122 did not finish on rank 0 of 1");
   release.join();
-  CHECK(ended.get() ==
-        std::vector<std::string>{"ncclCommAbort after allreduce at 8 tokens, op 3 of 122 did not "
-                                 "finish on rank 0 of 1 did not return within 0.2 s"});
+  CHECK(
+      ended.get() ==
+      std::vector<std::string>{
+          "ncclCommAbort after allreduce at 8 tokens, op 3 of 122 did not finish on rank 0 of 1 did not return within 0.2 s"});
 }
 
 TEST_CASE("the last resort really ends the process with exit code 3 while the abort is stuck", "[watchdog]") {
@@ -219,8 +220,7 @@ TEST_CASE("the last resort really ends the process with exit code 3 while the ab
   REQUIRE(ended);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 3);
-  CHECK(message ==
-        "k25comm: error: ncclCommAbort after a stuck kernel did not return within 0.2 s; ending this process "
-        "with "
-        "exit code 3\n");
+  CHECK(
+      message ==
+      "k25comm: error: ncclCommAbort after a stuck kernel did not return within 0.2 s; ending this process with exit code 3\n");
 }

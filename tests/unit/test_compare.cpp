@@ -189,8 +189,9 @@ TEST_CASE("a bf16 base against an fp32 run is not comparable: exit 2 naming dtyp
   const auto [code, message] = compare_outcome(base, next);
   CHECK(code == 2);
   CHECK(message.find("not comparable") != std::string::npos);
-  CHECK(message.find("dtype differs (base bf16, new fp32) at 2 points: allreduce T=1 eager, allreduce T=16 "
-                     "eager") != std::string::npos);
+  CHECK(message.find(
+            "dtype differs (base bf16, new fp32) at 2 points: allreduce T=1 eager, allreduce T=16 eager") !=
+        std::string::npos);
   CHECK(message.find("--allow-mismatch dtype") != std::string::npos);
 
   CompareOptions allowed;

@@ -48,15 +48,11 @@ TEST_CASE("two ranks of a host on one GPU are found by bus id") {
   CHECK(
       nccl_refusal(problem) ==
       "--backend nccl: host node3 runs 3 ranks but local ranks 0 and 2 would both drive GPU 0000:01:00.0; "
-      "NCCL "
-      "needs one GPU per rank (two ranks on one GPU are refused): give each rank its own device "
-      "(CUDA_VISIBLE_DEVICES per rank, Slurm --gpus-per-task=1), or start fewer ranks; or run with --backend "
-      "mpi");
+      "NCCL needs one GPU per rank (two ranks on one GPU are refused): give each rank its own device (CUDA_VISIBLE_DEVICES per rank, Slurm --gpus-per-task=1), or start fewer ranks; or run with --backend mpi");
 }
 
 TEST_CASE("more ranks than GPUs reads as one refusal") {
-  CHECK(nccl_refusal(place_rank_on_device(2, 3, 2, false, "node7").problem) ==
-        "--backend nccl: host node7 runs 3 ranks but has 2 visible CUDA devices; NCCL needs one GPU per rank "
-        "(two "
-        "ranks on one GPU are refused): start at most 2 ranks per host; or run with --backend mpi");
+  CHECK(
+      nccl_refusal(place_rank_on_device(2, 3, 2, false, "node7").problem) ==
+      "--backend nccl: host node7 runs 3 ranks but has 2 visible CUDA devices; NCCL needs one GPU per rank (two ranks on one GPU are refused): start at most 2 ranks per host; or run with --backend mpi");
 }

@@ -108,9 +108,9 @@ TEST_CASE("the schedule measures a padded count once and reports it for each cou
     CHECK(requests_of(graph_only[1], TimingMode::graph) == Requests{{3, 4, false}});
     CHECK(graph_only[2].tokens == 600);
     CHECK(requests_of(graph_only[2], TimingMode::graph) == Requests{{600, 600, true}});
-    CHECK(describe_graph_padding(graph_only, vllm_graph_capture_sizes()) ==
-          "3 -> 4, 9 -> 16; 600 above the largest capture size 512: not padded (vLLM runs such a batch "
-          "eagerly)");
+    CHECK(
+        describe_graph_padding(graph_only, vllm_graph_capture_sizes()) ==
+        "3 -> 4, 9 -> 16; 600 above the largest capture size 512: not padded (vLLM runs such a batch eagerly)");
     const std::vector<MeasuredCount> eager_only = measured_counts({3, 600}, {TimingMode::eager}, {1, 2, 4});
     REQUIRE(eager_only.size() == 2);
     CHECK(eager_only[0].tokens == 3);

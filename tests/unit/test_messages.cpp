@@ -27,9 +27,9 @@ TEST_CASE("a user error names no source path unless --verbose; internal errors s
   CHECK(fault.location() == "/tmp/fresh/src/report/atomic_file.cpp:64");
   CHECK(error_message(fault, false) ==
         "k25comm: error: cannot create output directory '/proc/x': Permission denied [call: mkdir]");
-  CHECK(error_message(fault, true) ==
-        "k25comm: error: cannot create output directory '/proc/x': Permission denied [call: mkdir] [at "
-        "/tmp/fresh/src/report/atomic_file.cpp:64]");
+  CHECK(
+      error_message(fault, true) ==
+      "k25comm: error: cannot create output directory '/proc/x': Permission denied [call: mkdir] [at /tmp/fresh/src/report/atomic_file.cpp:64]");
   CHECK(error_message(UsageError("--tokens: bad"), true) == "k25comm: error: --tokens: bad");
   CHECK(error_message(std::logic_error("vector::at"), false) == "k25comm: internal error: vector::at");
 }

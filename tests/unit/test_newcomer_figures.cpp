@@ -94,9 +94,9 @@ TEST_CASE("a TPOT per chunk is labelled in notes and headline and never attribut
   CHECK(has_note_starting(r, "token counts: at C=1 the server sent no usage.completion_tokens"));
   REQUIRE(r.headline.size() == 2);
   CHECK(r.headline[0].rfind("T=1: AllReduce burst 17.2 ms per decode step", 0) == 0);
-  CHECK(r.headline[1] ==
-        "no attribution: TPOT is time per chunk, not per token (the server sent no token counts; see the "
-        "notes) [TPOT per chunk, not per token]");
+  CHECK(
+      r.headline[1] ==
+      "no attribution: TPOT is time per chunk, not per token (the server sent no token counts; see the notes) [TPOT per chunk, not per token]");
   CHECK(render_markdown(r).find("No attribution: TPOT here is time per chunk") != std::string::npos);
 }
 
@@ -108,8 +108,7 @@ TEST_CASE("the headline carries the caveats that change its figures' meaning", "
   REQUIRE(r.headline.size() == 1);
   CHECK(r.headline[0] ==
         "AllReduce burst = 34.3 % of TPOT at C=1 (17.2 ms of 50.2 ms, eager) [host transport; "
-        "oversubscribed: 8 "
-        "ranks on 2 cores; served model gpt-5.2, not Kimi-K2.5]");
+        "oversubscribed: 8 ranks on 2 cores; served model gpt-5.2, not Kimi-K2.5]");
   CHECK(has_note_starting(r, "served model: the endpoint served 'gpt-5.2', the replay is of Kimi-K2.5"));
 
   // The served id of the same model under its organisation's name is no mismatch.
@@ -185,7 +184,7 @@ TEST_CASE("an interrupted serve level is kept, marked, and read back", "[newcome
 
 TEST_CASE("an interruption reads as the user's", "[newcomer]") {
   CHECK(interruption_reason(2) == "interrupted by Ctrl-C (SIGINT)");
-  CHECK(interruption_reason(15) ==
-        "interrupted by SIGTERM: Ctrl-C under mpirun (which passes it on as SIGTERM), a kill, or the batch "
-        "system");
+  CHECK(
+      interruption_reason(15) ==
+      "interrupted by SIGTERM: Ctrl-C under mpirun (which passes it on as SIGTERM), a kill, or the batch system");
 }

@@ -52,12 +52,11 @@ TEST_CASE("local registration: NCCL 2.19 and NCCL_LOCAL_REGISTER", "[registratio
   facts.nccl_version = 21810;
   CHECK(registration_problem(NcclRegister::local, facts) ==
         "--nccl-register local: this run's NCCL is 2.18.10, and ncclCommRegister needs NCCL 2.19.0 or later; "
-        "use "
-        "a newer NCCL (LD_LIBRARY_PATH) or leave --nccl-register at none");
+        "use a newer NCCL (LD_LIBRARY_PATH) or leave --nccl-register at none");
   facts.nccl_version = 0;
-  CHECK(registration_problem(NcclRegister::local, facts) ==
-        "--nccl-register local: the runtime NCCL's version is unknown, and --nccl-register local needs NCCL "
-        "2.19.0 or later");
+  CHECK(
+      registration_problem(NcclRegister::local, facts) ==
+      "--nccl-register local: the runtime NCCL's version is unknown, and --nccl-register local needs NCCL 2.19.0 or later");
 
   facts.nccl_version = 21900;
   facts.local_register_env = "1";
@@ -65,8 +64,7 @@ TEST_CASE("local registration: NCCL 2.19 and NCCL_LOCAL_REGISTER", "[registratio
   facts.local_register_env = "0";
   CHECK(
       registration_problem(NcclRegister::local, facts) ==
-      "--nccl-register local: NCCL_LOCAL_REGISTER=0 is set, and with it NCCL ignores ncclCommRegister; unset "
-      "it");
+      "--nccl-register local: NCCL_LOCAL_REGISTER=0 is set, and with it NCCL ignores ncclCommRegister; unset it");
 }
 
 TEST_CASE("symmetric registration: NCCL 2.27.3, its switches, one NVLink host", "[registration]") {
@@ -75,34 +73,31 @@ TEST_CASE("symmetric registration: NCCL 2.27.3, its switches, one NVLink host", 
 
   SECTION("too old an NCCL") {
     facts.nccl_version = 22702;
-    CHECK(registration_problem(NcclRegister::symmetric, facts) ==
-          "--nccl-register symmetric: this run's NCCL is 2.27.2, and symmetric registration needs NCCL "
-          "2.27.3 or "
-          "later; use a newer NCCL (LD_LIBRARY_PATH) or leave --nccl-register at none");
+    CHECK(
+        registration_problem(NcclRegister::symmetric, facts) ==
+        "--nccl-register symmetric: this run's NCCL is 2.27.2, and symmetric registration needs NCCL 2.27.3 or later; use a newer NCCL (LD_LIBRARY_PATH) or leave --nccl-register at none");
   }
   SECTION("windows or cuMem switched off") {
     facts.win_enable_env = "0";
-    CHECK(registration_problem(NcclRegister::symmetric, facts) ==
-          "--nccl-register symmetric: NCCL_WIN_ENABLE=0 is set, and with it NCCL ignores "
-          "ncclCommWindowRegister; "
-          "unset it");
+    CHECK(
+        registration_problem(NcclRegister::symmetric, facts) ==
+        "--nccl-register symmetric: NCCL_WIN_ENABLE=0 is set, and with it NCCL ignores ncclCommWindowRegister; "
+        "unset it");
     facts.win_enable_env = "1";
     facts.cumem_enable_env = "0";
-    CHECK(registration_problem(NcclRegister::symmetric, facts) ==
-          "--nccl-register symmetric: NCCL_CUMEM_ENABLE=0 is set, and with it NCCL ignores the cuMem "
-          "allocations "
-          "that symmetric windows need; unset it");
+    CHECK(
+        registration_problem(NcclRegister::symmetric, facts) ==
+        "--nccl-register symmetric: NCCL_CUMEM_ENABLE=0 is set, and with it NCCL ignores the cuMem allocations that symmetric windows need; unset it");
   }
   const std::string why =
-      "--nccl-register symmetric: NCCL runs its symmetric kernels only between GPUs of one host linked by "
-      "NVLink, and elsewhere would accept the registration and not use it; ";
+      "--nccl-register symmetric: NCCL runs its symmetric kernels only between GPUs of one host linked by NVLink, and elsewhere would accept the registration and not use it; ";
   SECTION("emulated ranks") {
     facts.emulated = true;
     facts.topology_kind = "emulated";
     CHECK(registration_problem(NcclRegister::symmetric, facts) ==
           why +
-              "emulated ranks talk through NCCL's socket transport. Use --nccl-register local or none with "
-              "--emulate-ranks");
+              "emulated ranks talk through NCCL's socket transport. "
+              "Use --nccl-register local or none with --emulate-ranks");
   }
   SECTION("several hosts") {
     facts.hosts = 2;
@@ -123,10 +118,10 @@ TEST_CASE("symmetric registration: NCCL 2.27.3, its switches, one NVLink host", 
   }
   SECTION("one rank: NCCL would register the window as a local buffer, whatever the links") {
     facts.ranks = 1;
-    const std::string one_rank = why +
-                                 "at one rank NCCL registers the window as a local buffer (no peer to "
-                                 "reach). Use --nccl-register local "
-                                 "or none at one rank";
+    const std::string one_rank =
+        why +
+        "at one rank NCCL registers the window as a local buffer (no peer to reach). "
+        "Use --nccl-register local or none at one rank";
     CHECK(registration_problem(NcclRegister::symmetric, facts) == one_rank);
     facts.topology_kind = "pcie";
     CHECK(registration_problem(NcclRegister::symmetric, facts) == one_rank);
@@ -136,19 +131,13 @@ TEST_CASE("symmetric registration: NCCL 2.27.3, its switches, one NVLink host", 
 
 TEST_CASE("the run note says what was registered and what the run can show", "[registration]") {
   CHECK(registration_note(NcclRegister::none, 8, false).empty());
-  CHECK(registration_note(NcclRegister::local, 8, false) ==
-        "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are "
-        "registered "
-        "with ncclCommRegister (nccl-tests -R 1)");
+  CHECK(
+      registration_note(NcclRegister::local, 8, false) ==
+      "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are registered with ncclCommRegister (nccl-tests -R 1)");
   CHECK(
       registration_note(NcclRegister::symmetric, 1, false) ==
-      "NCCL buffer registration symmetric: the send and receive buffers come from ncclMemAlloc and are "
-      "registered with ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC) at one size on every rank (nccl-tests "
-      "-R 2, vLLM's VLLM_USE_NCCL_SYMM_MEM); at one rank NCCL only copies locally, so no figure shows the "
-      "registration's effect on a link");
-  CHECK(registration_note(NcclRegister::local, 4, true) ==
-        "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are "
-        "registered "
-        "with ncclCommRegister (nccl-tests -R 1); emulated ranks talk through NCCL's socket transport, which "
-        "does not use registered buffers, so the figures show the registration's cost only, not its gain");
+      "NCCL buffer registration symmetric: the send and receive buffers come from ncclMemAlloc and are registered with ncclCommWindowRegister(NCCL_WIN_COLL_SYMMETRIC) at one size on every rank (nccl-tests -R 2, vLLM's VLLM_USE_NCCL_SYMM_MEM); at one rank NCCL only copies locally, so no figure shows the registration's effect on a link");
+  CHECK(
+      registration_note(NcclRegister::local, 4, true) ==
+      "NCCL buffer registration local: the send and receive buffers come from ncclMemAlloc and are registered with ncclCommRegister (nccl-tests -R 1); emulated ranks talk through NCCL's socket transport, which does not use registered buffers, so the figures show the registration's cost only, not its gain");
 }

@@ -70,9 +70,11 @@ TEST_CASE("serve levels with failed requests are noted; levels without completio
   none.errors = {{"http_5xx", 6}};
   RunReport r = with_serve({serve_level(1, 12.4, 79.0), partial, none});
   analyze_report(r);
-  CHECK(std::count(r.run.notes.begin(), r.run.notes.end(),
-                   "serve C=2: 4 of 12 requests failed (http_5xx 4 (HTTP 500: injected server failure)): its "
-                   "figures are over the 8 that completed") == 1);
+  CHECK(
+      std::count(
+          r.run.notes.begin(), r.run.notes.end(),
+          "serve C=2: 4 of 12 requests failed (http_5xx 4 (HTTP 500: injected server failure)): its figures are over the 8 that completed") ==
+      1);
   CHECK(has_note_starting(r, "serve C=4: none of 6 requests completed (http_5xx 6)"));
   CHECK_FALSE(has_note_starting(r, "serve C=1"));
   CHECK(describe_failed_levels(r.serve) == "concurrency 4: 0 of 6 requests completed (http_5xx 6)");
@@ -111,10 +113,11 @@ TEST_CASE("more ranks than cores on a host is noted as oversubscribed", "[caveat
   r.run.hosts = {"a", "a", "a", "b"};
   r.run.host_cores = {{"a", 2}, {"b", 16}};
   analyze_report(r);
-  CHECK(std::count(
-            r.run.notes.begin(), r.run.notes.end(),
-            "oversubscribed: a runs 3 ranks on 2 cores: ranks share cores, so the host transport's times "
-            "include the scheduler's time slicing, not only communication") == 1);
+  CHECK(
+      std::count(
+          r.run.notes.begin(), r.run.notes.end(),
+          "oversubscribed: a runs 3 ranks on 2 cores: ranks share cores, so the host transport's times include the scheduler's time slicing, not only communication") ==
+      1);
   CHECK_FALSE(has_note_starting(r, "oversubscribed: b"));
   r.run.host_cores["a"] = 4;
   analyze_report(r);
@@ -155,9 +158,9 @@ TEST_CASE("the headline: one sentence per concurrency, or the step's communicati
   r.results.push_back(alltoall_result(Phase::combine, 1, TimingMode::eager, 890.0));
   analyze_report(r);
   REQUIRE(r.headline.size() == 1);
-  CHECK(r.headline[0] ==
-        "AllReduce burst = 54.9 % of TPOT at C=1 (6.81 ms of 12.4 ms, eager), All-to-All = 12.0 % (1.49 ms "
-        "dispatch + combine at 1 token per rank, eager)");
+  CHECK(
+      r.headline[0] ==
+      "AllReduce burst = 54.9 % of TPOT at C=1 (6.81 ms of 12.4 ms, eager), All-to-All = 12.0 % (1.49 ms dispatch + combine at 1 token per rank, eager)");
   CHECK(render_markdown(r).find("## Headline\n\n- AllReduce burst = 54.9 % of TPOT at C=1") !=
         std::string::npos);
 
@@ -227,13 +230,9 @@ TEST_CASE("reports written before run.derived_notes read as they did: derived no
   const std::vector<std::string> old_notes = {
       "one rank: NCCL measures launch and copy cost",
       "serve phase skipped: no endpoint configured (serve.endpoint or --endpoint)",
-      "oversubscribed: vm runs 8 ranks on 2 cores: ranks share cores, so the host transport's times include "
-      "the scheduler's time slicing, not only communication",
-      "serve C=2: 3 of 9 requests failed (http_5xx 3 (HTTP 500: injected server failure)): its figures are "
-      "over "
-      "the 6 that completed",
-      "attribution: communication above 100 % of TPOT: allreduce_eager at C=1 is 271 % (33.6 ms of 12.4 "
-      "ms)."};
+      "oversubscribed: vm runs 8 ranks on 2 cores: ranks share cores, so the host transport's times include the scheduler's time slicing, not only communication",
+      "serve C=2: 3 of 9 requests failed (http_5xx 3 (HTTP 500: injected server failure)): its figures are over the 6 that completed",
+      "attribution: communication above 100 % of TPOT: allreduce_eager at C=1 is 271 % (33.6 ms of 12.4 ms)."};
   const RunReport old = parse_report_text(report_text(old_notes, std::nullopt), "old-report.json");
   CHECK(old.run.notes == std::vector<std::string>{"one rank: NCCL measures launch and copy cost"});
 

@@ -155,8 +155,7 @@ TEST_CASE("a run is labelled host, pcie, nvlink or mixed, with the slowest link'
     CHECK_FALSE(info.link_limit_gbps);
     CHECK(
         info.link_description ==
-        "host memory (mpi transport): no GPU link is used; the run spans 2 hosts, so ops between them cross "
-        "the network (MPI over TCP or whatever the MPI library chose)");
+        "host memory (mpi transport): no GPU link is used; the run spans 2 hosts, so ops between them cross the network (MPI over TCP or whatever the MPI library chose)");
   }
 }
 

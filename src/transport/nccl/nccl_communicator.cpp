@@ -66,9 +66,9 @@ NcclCommunicator NcclCommunicator::create(const RankContext& context, int device
   if (!attempt->done_signal.wait_for(lock, std::chrono::duration<double>(timeout_s),
                                      [&] { return attempt->done; }))
     throw RuntimeFault(
-        fmt::format("NCCL communicator setup ({} ranks) did not finish within {:g} s (watchdog "
-                    "timeout): a peer did not reach ncclCommInitRank, or cannot be reached",
-                    context.size(), timeout_s),
+        fmt::format(
+            "NCCL communicator setup ({} ranks) did not finish within {:g} s (watchdog timeout): a peer did not reach ncclCommInitRank, or cannot be reached",
+            context.size(), timeout_s),
         "ncclCommInitRankConfig", __FILE__, __LINE__);
   if (attempt->result != ncclSuccess) {
     if (attempt->comm != nullptr) (void)ncclCommAbort(attempt->comm);

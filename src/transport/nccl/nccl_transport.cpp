@@ -123,8 +123,7 @@ NcclTransport::NcclTransport(const TransportOptions& options, const RankContext&
   if (!(timeout_s_ > 0.0)) throw UsageError("the watchdog timeout must be positive");
   if (register_mode_ == NcclRegister::symmetric && !K25_NCCL_HAS_WINDOWS)
     throw UsageError(
-        "--nccl-register symmetric: this k25comm was built against NCCL headers older than 2.27, which have "
-        "no ncclCommWindowRegister; rebuild against NCCL 2.27.3 or later, or use --nccl-register local");
+        "--nccl-register symmetric: this k25comm was built against NCCL headers older than 2.27, which have no ncclCommWindowRegister; rebuild against NCCL 2.27.3 or later, or use --nccl-register local");
   if (emulated_) present_as_own_host(context);
   K25_CUDA_CHECK(cudaSetDevice(device_));
   stream_ = CudaStream::create();
@@ -664,19 +663,13 @@ std::string NcclTransport::caveat(int ranks) const {
   std::string text;
   if (ranks == 1)
     text =
-        "one rank: no data crosses a link. An out-of-place AllReduce is a device copy, an in-place one does "
-        "no work, "
-        "and an All-to-All is a copy to itself, so these figures measure launch and copy cost only, not a "
-        "network.";
+        "one rank: no data crosses a link. "
+        "An out-of-place AllReduce is a device copy, an in-place one does no work, and an All-to-All is a copy to itself, so these figures measure launch and copy cost only, not a network.";
   if (emulated_) {
     if (!text.empty()) text += " ";
     text += fmt::format(
-        "emulated ranks (test mode): the {} ranks share the GPUs this host sees, each presented to NCCL as a "
-        "host "
-        "of its own (NCCL_HOSTID) and connected through NCCL's socket transport over loopback; kernels of "
-        "different ranks on one GPU take turns (time slicing unless MPS runs). These figures describe "
-        "sockets "
-        "and time slicing, not a GPU link.",
+        "emulated ranks (test mode): the {} ranks share the GPUs this host sees, each presented to NCCL as a host of its own (NCCL_HOSTID) and connected through NCCL's socket transport over loopback; kernels of different ranks on one GPU take turns (time slicing unless MPS runs). "
+        "These figures describe sockets and time slicing, not a GPU link.",
         ranks);
   }
   return text;

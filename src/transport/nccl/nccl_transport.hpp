@@ -60,13 +60,13 @@ class NcclTransport final : public Transport {
   // of one size on every rank, so allocate() is then collective over the world and takes the largest size
   // any rank asks for.
   void allocate(const BufferSizes& sizes) override;
-  BurstId prepare(const OpBurst& burst) override;
+  [[nodiscard]] BurstId prepare(const OpBurst& burst) override;
   void launch(BurstId burst, std::size_t op_index) override;
   void launch_gap(BurstId burst, std::size_t op_index) override;  // a GPU busy kernel on the stream
 
-  int mark() override;
+  [[nodiscard]] int mark() override;
   void synchronize() override;
-  double elapsed_us(int from_slot, int to_slot) override;
+  [[nodiscard]] double elapsed_us(int from_slot, int to_slot) override;
   void reset_marks() override;
 
   // The launches the app may count behind a hold (one per collective and one per kernel of k25comm's). The
@@ -80,10 +80,10 @@ class NcclTransport final : public Transport {
   void hold_stream() override;
   void release_stream() override;
 
-  std::unique_ptr<CapturedBurst> capture(BurstId burst) override;
+  [[nodiscard]] std::unique_ptr<CapturedBurst> capture(BurstId burst) override;
   void replay(CapturedBurst& burst) override;
 
-  std::uint64_t verify(BurstId burst, std::size_t op_index) override;
+  [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override;
   std::string caveat(int ranks) const override;
 
  private:
@@ -115,7 +115,7 @@ class NcclTransport final : public Transport {
   // with_local_steps: the MoE pack/unpack around the op (not in the correctness pass); with_stall: an
   // injected hang before it (not in the eager pass ahead of a capture).
   void enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps, bool with_stall);
-  NcclFailure enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
+  [[nodiscard]] NcclFailure enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
   void enqueue_stall(const PreparedBurst& burst, std::size_t op_index);
   void* input(const CollectiveOp& op) const;   // where the op's input lies (in place or not)
   void* result(const CollectiveOp& op) const;  // where its result lands

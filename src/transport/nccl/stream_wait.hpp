@@ -20,6 +20,6 @@ struct WaitOutcome {
 
 // Polls cudaStreamQuery(stream) and ncclCommGetAsyncError(comm) until all work on `stream` is done, the
 // communicator reports an error, or `timeout_s` seconds pass. Never call on a stream that is being captured.
-WaitOutcome wait_for_stream(cudaStream_t stream, ncclComm_t comm, double timeout_s);
+[[nodiscard]] WaitOutcome wait_for_stream(cudaStream_t stream, ncclComm_t comm, double timeout_s);
 
 }  // namespace k25::nccl
