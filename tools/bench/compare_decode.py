@@ -26,7 +26,8 @@ def main(argv):
     parser.add_argument("zero", metavar="ZERO_REPORT", help="report.json of eager and decode modes without gaps")
     parser.add_argument("gap", metavar="GAP_REPORT", help="report.json of the decode mode with busy gaps")
     parser.add_argument("zero_band", metavar="ZERO_BAND", type=parse_band, help='"LOW,HIGH" of the zero-gap ratio')
-    parser.add_argument("gap_band", metavar="GAP_BAND", type=parse_band, help='"LOW,HIGH" of measured / configured gaps')
+    parser.add_argument("gap_band", metavar="GAP_BAND", type=parse_band,
+                        help='"LOW,HIGH" of measured / configured gaps')
     args = parser.parse_args(argv)
     zero, gap50 = (json.load(open(path))["results"] for path in (args.zero, args.gap))
     zero_band, gap_band = args.zero_band, args.gap_band

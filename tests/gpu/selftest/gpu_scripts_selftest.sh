@@ -162,7 +162,8 @@ help)
   chmod +x "$work/repo/tools/gpu-checks"
   "$work/repo/tools/gpu-checks" list >"$work/broken.txt" 2>&1
   [ "$?" = 2 ] || fail "a check in an unknown group is listed"
-  expect_line "$work/broken.txt" "check emulated-8 is in no group of GROUP_TABLE \(emulatd\)" "the broken row is not named"
+  expect_line "$work/broken.txt" "check emulated-8 is in no group of GROUP_TABLE \(emulatd\)" \
+    "the broken row is not named"
   echo "ok: help prints the whole header and all $(wc -l <"$work/list.txt") checks; unknown names and groups exit 2"
   ;;
 capture)
