@@ -3,9 +3,8 @@
 folder it names (or --out), refuses an --out where it would replace an input (exit 2), and the merged notes agree
 with the data (no "serve phase skipped" once serve results are in; a served model that is not the replayed one
 noted and tagged).
-
-usage: merge_check.py K25COMM DATA_DIR WORK_DIR
 """
+import argparse
 import hashlib
 import json
 import os
@@ -13,7 +12,12 @@ import shutil
 import subprocess
 import sys
 
-k25comm, data, work = sys.argv[1:4]
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("k25comm", metavar="K25COMM", help="the binary")
+parser.add_argument("data", metavar="DATA_DIR", help="tests/analysis/data (pcie-report.json, nvlink-report.json)")
+parser.add_argument("work", metavar="WORK_DIR", help="scratch folder, emptied first")
+args = parser.parse_args()
+k25comm, data, work = args.k25comm, args.data, args.work
 
 
 def fail(message):

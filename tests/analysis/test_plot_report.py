@@ -2,10 +2,9 @@
 """tools/plot-report with two reports: x ticks at the measured token counts and concurrencies, TPOT and
 throughput axes from zero, the attribution's TP (AllReduce) and EP (dispatch + combine) bars with shares above
 TPOT marked, levels without completions left out, and the interpreter choice (a python3 without matplotlib
-hands over to the one k25comm uses).
-
-usage: test_plot_report.py PLOT_SCRIPT DATA_DIR WORK_DIR   (run it with a python3 that has matplotlib)
+hands over to the one k25comm uses). Run it with a python3 that has matplotlib.
 """
+import argparse
 import copy
 import importlib.machinery
 import importlib.util
@@ -16,8 +15,13 @@ import subprocess
 import sys
 import unittest
 
-SCRIPT, DATA, WORK = sys.argv[1:4]
-del sys.argv[1:4]
+parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Further arguments go to unittest (e.g. -k NAME).")
+parser.add_argument("script", metavar="PLOT_SCRIPT", help="tools/plot-report")
+parser.add_argument("data", metavar="DATA_DIR", help="tests/analysis/data")
+parser.add_argument("work", metavar="WORK_DIR", help="scratch folder")
+args, sys.argv[1:] = parser.parse_known_args()
+SCRIPT, DATA, WORK = args.script, args.data, args.work
 
 
 def load_script():

@@ -6,8 +6,8 @@ per AllReduce; 4 layers x 2 = 8 AllReduces per step), one AllGather of 1000 byte
 vLLM's logits gather does. The lines follow the Inspector's writer (see inspector_writer.py); the C++ tests
 (test_capture.cpp) state the values each scenario must give. Real Inspector files from the H200 are still to be
 recorded: tests/gpu/capture_gpu_check.sh copies its dumps out for that.
-usage: make_fixtures.py [DATA_DIR]
 """
+import argparse
 import os
 import shutil
 import sys
@@ -211,7 +211,11 @@ def foreign(data):
 
 
 def main(argv):
-    data = argv[0] if argv else os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", nargs="?", metavar="DATA_DIR",
+                        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"),
+                        help="where the fixtures go, replacing what is there (default: data/ beside this script)")
+    data = parser.parse_args(argv).data
     if os.path.isdir(data):
         shutil.rmtree(data)
     os.makedirs(data)

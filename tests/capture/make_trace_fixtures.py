@@ -21,6 +21,7 @@ Every timeline is laid out so that its figures can be worked by hand; test_trace
                      different runs, two files claiming one rank, a SQLite that is not an nsys export, a corrupt
                      SQLite
 """
+import argparse
 import gzip
 import os
 import shutil
@@ -207,10 +208,9 @@ def bad_inputs(out):
 
 
 def main(argv):
-    if len(argv) != 1:
-        print(__doc__)
-        return 2
-    out = argv[0]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", metavar="OUT_DIR", help="where the fixtures go, replacing what is there")
+    out = parser.parse_args(argv).out
     if os.path.isdir(out):
         shutil.rmtree(out)
     os.makedirs(out)

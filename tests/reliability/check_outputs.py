@@ -1,13 +1,9 @@
 #!/usr/bin/env python3
 """Checks what a k25comm run left in its output directory after a failure, a signal or a killed rank.
 
-  check_outputs.py OUT journal [--min-results N]      every journal line parses; run_start, >= N results
-  check_outputs.py OUT interrupted                     report.json/report.md written, marked incomplete, holding
-                                                       every journaled result; journal ends with run_end
-  check_outputs.py OUT no-report                       no report.json (nor a temporary one) in OUT
-  check_outputs.py OUT rerendered DIR                  `k25comm report` output in DIR holds every journaled result
 Prints one line of figures (results, journal bytes) and exits 1 with the reason on a failed check.
 """
+import argparse
 import json
 import os
 import sys
@@ -52,9 +48,23 @@ def load_report(directory):
         return json.load(f)
 
 
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", metavar="OUT", help="the run's output directory")
+    modes = parser.add_subparsers(dest="mode", required=True, metavar="MODE")
+    journal = modes.add_parser("journal", help="every journal line parses; run_start, >= N results")
+    journal.add_argument("--min-results", type=int, default=1, metavar="N", help="(default %(default)s)")
+    modes.add_parser("interrupted", help="report.json/report.md written, marked incomplete, holding every journaled "
+                                         "result; journal ends with run_end")
+    modes.add_parser("no-report", help="no report.json (nor a temporary one) in OUT")
+    rerendered = modes.add_parser("rerendered", help="`k25comm report` output in DIR holds every journaled result")
+    rerendered.add_argument("dir", metavar="DIR")
+    return parser.parse_args()
+
+
 def main():
-    out, mode = sys.argv[1], sys.argv[2]
-    args = sys.argv[3:]
+    args = parse_args()
+    out, mode = args.out, args.mode
     if mode == "no-report":
         left = [n for n in os.listdir(out) if n.startswith("report.json")] if os.path.isdir(out) else []
         if left:
@@ -64,7 +74,7 @@ def main():
     path, records = journal_records(out)
     journaled = results_of(records)
     if mode == "journal":
-        minimum = int(args[args.index("--min-results") + 1]) if "--min-results" in args else 1
+        minimum = args.min_results
         if len(journaled) < minimum:
             fail(f"{path} holds {len(journaled)} results, expected at least {minimum}")
         print(f"figures: journal {os.path.getsize(path)} bytes, {len(records)} lines, {len(journaled)} results")
@@ -84,13 +94,11 @@ def main():
         print(f"figures: report.json incomplete ({run['incomplete_reason']}), {len(journaled)} results, "
               f"journal {os.path.getsize(path)} bytes")
     elif mode == "rerendered":
-        report = load_report(args[0])
-        same_points(journaled, report["results"], f"{args[0]}/report.json")
+        report = load_report(args.dir)
+        same_points(journaled, report["results"], f"{args.dir}/report.json")
         if report["run"].get("complete", True):
             fail("the re-rendered report of a killed run says it is complete")
         print(f"figures: re-rendered {len(journaled)} results from a journal of {os.path.getsize(path)} bytes")
-    else:
-        fail(f"unknown mode {mode}")
 
 
 if __name__ == "__main__":

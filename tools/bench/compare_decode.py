@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """The table and bands of tools/bench-decode, read from two k25comm reports (eager + decode modes).
 
-usage: compare_decode.py ZERO_REPORT GAP_REPORT ZERO_BAND GAP_BAND   (bands "LOW,HIGH")
-
 zero gaps: each decode point's per-op p50 over the eager per-op pass's p50 at the same point. Both are CUDA events
   recorded just before and just after each op on the op stream, the same clock and the same bracketing (decode
   mode's op_us: from the mark after the gap to the mark after the op; eager's: between back-to-back ops), so the
@@ -13,18 +11,26 @@ busy gaps: each point's measured gaps (the busy kernels, CUDA events) over the c
   the join cost.
 Exits 1 when a ratio is outside its band, a point is missing, or a result is wrong.
 """
+import argparse
 import json
 import sys
 
 
-def band(text):
+def parse_band(text):
     low, high = (float(x) for x in text.split(","))
     return low, high
 
 
 def main(argv):
-    zero, gap50 = (json.load(open(path))["results"] for path in argv[1:3])
-    zero_band, gap_band = band(argv[3]), band(argv[4])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("zero", metavar="ZERO_REPORT", help="report.json of eager and decode modes without gaps")
+    parser.add_argument("gap", metavar="GAP_REPORT", help="report.json of the decode mode with busy gaps")
+    parser.add_argument("zero_band", metavar="ZERO_BAND", type=parse_band, help='"LOW,HIGH" of the zero-gap ratio')
+    parser.add_argument("gap_band", metavar="GAP_BAND", type=parse_band,
+                        help='"LOW,HIGH" of measured / configured gaps')
+    args = parser.parse_args(argv)
+    zero, gap50 = (json.load(open(path))["results"] for path in (args.zero, args.gap))
+    zero_band, gap_band = args.zero_band, args.gap_band
     eager = {(r["phase"], r["tokens"]): r for r in zero if r["mode"] == "eager"}
     gapped = {(r["phase"], r["tokens"]): r for r in gap50 if r["mode"] == "decode"}
     bad = 0
@@ -72,4 +78,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

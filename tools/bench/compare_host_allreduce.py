@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The table and bands of tools/bench-host-allreduce, from its figures file.
+"""The table and bands of tools/bench-host-allreduce, from its figures file (FIGURES; ROUNDS: how many rounds it
+holds, for the table's title).
 
-usage: compare_host_allreduce.py FIGURES ROUNDS
 FIGURES lines: "RANKS DTYPE BYTES ROUND KIND VALUE", microseconds per op, MPI_Wtime on every side, every op
 timed alone and taken as the max over ranks (a ratio for paired_ratio). KIND: bare_op_p50, bare_op_min,
 bare_burst_p50 (bare_allreduce blocking), paired_plain, paired_watched, paired_ratio (bare_allreduce paired),
@@ -19,6 +19,7 @@ Printed, not banded: the fastest-op ratio, non-blocking / blocking op p50 (MPI_I
 without MPI_THREAD_MULTIPLE), and k25comm's step p50 / ops over the bare burst's p50: whole bursts, which a
 shared machine's preemptions move by far more than anything measured here.
 """
+import argparse
 import collections
 import statistics
 import sys
@@ -29,7 +30,11 @@ CONTENDED = 2.0
 
 
 def main(argv):
-    figures, rounds = argv[1], argv[2]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("figures", metavar="FIGURES", help="the figures file of tools/bench-host-allreduce")
+    parser.add_argument("rounds", metavar="ROUNDS", type=int, help="the rounds it holds")
+    args = parser.parse_args(argv)
+    figures, rounds = args.figures, args.rounds
     values = collections.defaultdict(dict)  # (ranks, dtype, bytes) -> {(kind, round): value}
     for line in open(figures):
         ranks, dtype, size, round_no, kind, value = line.split()
@@ -89,4 +94,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

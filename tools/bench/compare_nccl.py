@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
 """The table and bands of tools/bench-nccl: k25comm's per-op figures against nccl-tests', read from WORK.
 
-usage: compare_nccl.py WORK BAND RANKS...   (BAND "LOW,HIGH"; RANKS e.g. 1 8)
-
 Banded rows compare like with like: the same NCCL call at the same bytes, on the same clock, the same statistic.
   k25comm: op_us p50, its per-op pass (CUDA events recorded between back-to-back ops, each op's span, max over
            ranks per op); nccl-tests: out_of_place_per_iter p50_us of -I 1 (CUDA events around each iteration,
@@ -12,6 +10,7 @@ around one replay) beside nccl-tests -G (host wall time of the graph launches an
 Runs WORK/{k25,k25kinds,k25reg1}-RANKS/report.json and WORK/NAME.json or NAME.txt of nccl-tests, as bench-nccl
 names them. Exits 1 when a banded ratio is outside BAND, a result has wrong elements, or nothing was compared.
 """
+import argparse
 import json
 import os
 import re
@@ -70,8 +69,18 @@ def k25_results(work, ranks, runs):
     return rows, first
 
 
+def parse_band(text):
+    low, high = (float(x) for x in text.split(","))
+    return low, high
+
+
 def main(argv):
-    work, band, rank_list = argv[1], [float(x) for x in argv[2].split(",")], argv[3:]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("work", metavar="WORK", help="bench-nccl's work folder")
+    parser.add_argument("band", metavar="BAND", type=parse_band, help='"LOW,HIGH" of the banded ratios')
+    parser.add_argument("rank_list", metavar="RANKS", nargs="+", help="the rank counts run (e.g. 1 8)")
+    args = parser.parse_args(argv)
+    work, band, rank_list = args.work, args.band, args.rank_list
     outside, compared = 0, 0
     banded_clock = ("k25comm op_us p50 (CUDA events between back-to-back ops, max over ranks) vs nccl-tests -I 1 "
                     "per-iteration p50 (CUDA events around each iteration, max over ranks)")
@@ -137,4 +146,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

@@ -2,17 +2,23 @@
 """The table, labels check and band of tools/bench-two-hosts: the same host-transport run on one and on two
 emulated hosts (OUT/one-host/report.json, OUT/two-hosts/report.json).
 
-usage: compare_two_hosts.py OUT HOST1 HOST2 RANKS
 Band: every point's op p50 ratio two hosts / one host must exceed 1.00 (the TCP hop must show); both sides are
 MPI_Wtime, per-op pass, max over ranks per op. A ratio at or below it, a missing point, wrong elements or a wrong
 label exit 1.
 """
+import argparse
 import json
 import sys
 
 
 def main(argv):
-    out, h1, h2, np = argv[1], argv[2], argv[3], int(argv[4])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", metavar="OUT", help="bench-two-hosts' output folder")
+    parser.add_argument("h1", metavar="HOST1", help="the first emulated host")
+    parser.add_argument("h2", metavar="HOST2", help="the second emulated host")
+    parser.add_argument("np", metavar="RANKS", type=int, help="ranks of each run, split evenly over the two hosts")
+    args = parser.parse_args(argv)
+    out, h1, h2, np = args.out, args.h1, args.h2, args.np
     half = np // 2
     one = json.load(open(f"{out}/one-host/report.json"))
     two = json.load(open(f"{out}/two-hosts/report.json"))
@@ -66,4 +72,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:]))

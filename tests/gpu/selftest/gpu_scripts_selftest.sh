@@ -9,7 +9,9 @@
 #   time-limit  a check whose k25comm never returns: its own inner limit ends it before the outer one, the checks
 #               after it are listed as not run, nothing is left running, exit 1, all within the run's budget
 #   as-they-end gpu-checks killed mid-run still leaves the summary and log of every check that ended before
-#   help        `gpu-checks help` prints the whole header and every check of the table; `list` is the table
+#   help        `gpu-checks help` (and --help) prints the whole header, every group and every check of the table;
+#               `list` is the table; an unknown command, or a K25_GPU_ONLY group or check, exits 2 with the names;
+#               a check in a group the group table lacks is refused
 #   capture     capture_gpu_check.sh: no option given twice, every Inspector run above one rank, nccl-tests found
 #               under NCCL_TESTS_DIR/bin, results in $OUT
 #   bench-nccl  in band exits 0; a k25comm figure out of band exits 1 (not tee's status); a failed run exits 1
@@ -140,11 +142,29 @@ help)
     grep -q "^$name  *$group " "$work/help.txt" || fail "help does not list $name"
     grep -q "^$group " "$work/help.txt" || fail "help does not list group $group"
   done <"$work/list.txt"
+  "$root/tools/gpu-checks" --help >"$work/dash-help.txt"
+  [ "$?" = 0 ] && cmp -s "$work/help.txt" "$work/dash-help.txt" || fail "--help is not help"
   "$root/tools/gpu-checks" bogus >/dev/null 2>&1
   [ "$?" = 2 ] || fail "an unknown command does not exit 2"
-  K25_GPU_ONLY=nosuchcheck K25_GPU_BUNDLE=$work "$root/tools/gpu-checks" run >"$work/bad.txt" 2>&1
-  [ "$?" = 2 ] || fail "an unknown K25_GPU_ONLY name does not exit 2"
-  echo "ok: help prints the whole header and all $(wc -l <"$work/list.txt") checks"
+  # An unknown group or check: exit 2 before the bundle is looked for, naming it and every group of the table.
+  groups=$(awk '!seen[$2]++ { print $2 }' "$work/list.txt" | xargs)
+  for name in nosuchgroup nosuchcheck; do
+    K25_GPU_ONLY="correctness $name version" K25_GPU_BUNDLE=$work/bundle "$root/tools/gpu-checks" run \
+      >"$work/bad.txt" 2>&1
+    [ "$?" = 2 ] || { cat "$work/bad.txt"; fail "K25_GPU_ONLY naming $name does not exit 2"; }
+    expect_line "$work/bad.txt" "names no group or check: $name \(groups: $groups; checks: version " \
+      "the message does not name $name and the groups ($groups)"
+  done
+  # A check whose group is not in the group table: every command refuses it, naming the check.
+  mkdir -p "$work/repo/tools"
+  ln -s "$root/tools/lib" "$root/tools/bench" "$work/repo/tools/"
+  sed 's/^\(emulated-8  *\)emulated /\1emulatd   /' "$root/tools/gpu-checks" >"$work/repo/tools/gpu-checks"
+  chmod +x "$work/repo/tools/gpu-checks"
+  "$work/repo/tools/gpu-checks" list >"$work/broken.txt" 2>&1
+  [ "$?" = 2 ] || fail "a check in an unknown group is listed"
+  expect_line "$work/broken.txt" "check emulated-8 is in no group of GROUP_TABLE \(emulatd\)" \
+    "the broken row is not named"
+  echo "ok: help prints the whole header and all $(wc -l <"$work/list.txt") checks; unknown names and groups exit 2"
   ;;
 capture)
   make_bundle "$work/bundle"
