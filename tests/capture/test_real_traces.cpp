@@ -99,8 +99,9 @@ TEST_CASE("real traces: per-kind sums, merged, overlapped and exposed communicat
     const TraceRankResult& r = t.ranks[0];
     REQUIRE(r.comm_kinds.size() == ref.kinds.size());
     for (const auto& [kind, count, sum] : ref.kinds) {
+      const std::string& wanted = kind;  // clang 14 cannot capture a structured binding
       const auto k = std::find_if(r.comm_kinds.begin(), r.comm_kinds.end(),
-                                  [&](const KindTime& x) { return x.kind == kind; });
+                                  [&](const KindTime& x) { return x.kind == wanted; });
       REQUIRE(k != r.comm_kinds.end());
       CHECK(k->count == count);
       CHECK(k->sum_us == Approx(sum).margin(0.1));
