@@ -14,11 +14,7 @@ start_fake_server "$out.server.log" "$server" --itl-ms 10 --ttft-ms 20
 RANKS=2 start_job "$out/serve" "$out.serve.log" --sizes "$config" --phases serve --endpoint "$SERVER_URL" \
   --concurrency 2 --requests 400 --max-tokens 16
 wait_server_requests 8 60 "$out.serve.log"
-mark_time
-kill -INT "$JOB_PID"
-wait_job 10 || { cat "$out.serve.log"; exit 1; }
-cat "$out.serve.log"
-[ "$JOB_RC" -ne 0 ] || { echo "FAIL: exit code 0 after Ctrl-C"; exit 1; }
+signal_job INT "$JOB_PID" "$out.serve.log"
 no_ranks_left "$out/serve" || exit 1
 python3 - "$out/serve" <<'PY' || exit 1
 import json, sys
@@ -45,11 +41,7 @@ PY
 RANKS=2 start_job "$out/sweep" "$out.sweep.log" --sizes "$config" --tokens 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 \
   --time-budget 3 --iters 1000000
 wait_for_results "$out/sweep/journal.jsonl" 1 120 || { cat "$out.sweep.log"; exit 1; }
-mark_time
-kill -INT "$JOB_PID"
-wait_job 10 || { cat "$out.sweep.log"; exit 1; }
-cat "$out.sweep.log"
-[ "$JOB_RC" -ne 0 ] || { echo "FAIL: exit code 0 after Ctrl-C"; exit 1; }
+signal_job INT "$JOB_PID" "$out.sweep.log"
 python3 - "$out/sweep" <<'PY' || exit 1
 import json, sys
 run = json.load(open(f"{sys.argv[1]}/report.json"))["run"]

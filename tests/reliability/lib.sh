@@ -75,6 +75,16 @@ wait_job() {
   JOB_SECONDS=$(python3 -c "import sys,time; print(f'{time.time() - float(sys.argv[1]):.2f}')" "$MARK")
 }
 
+# signal_job SIGNAL PID LOG: sends SIGNAL (INT, TERM, ...) to PID (mpirun or a rank) at MARK, then waits for the
+# job's end within 10 s and prints LOG; ends the test when the job outlives that or exits 0.
+signal_job() {
+  mark_time
+  kill "-$1" "$2"
+  wait_job 10 || { cat "$3"; exit 1; }
+  cat "$3"
+  [ "$JOB_RC" -ne 0 ] || { echo "FAIL: exit code 0 after SIG$1"; exit 1; }
+}
+
 # no_ranks_left OUT: fails when a rank of the job writing to OUT is still there.
 no_ranks_left() {
   local left

@@ -14,11 +14,7 @@ RANKS=2 start_job "$out" "$out.log" --sizes "$config" --phases serve --endpoint 
 # server has finished a generation request.
 wait_server_requests 1 120 "$out.log"
 echo "the server finished a request $WAITED s after the job started"
-mark_time
-kill -TERM "$JOB_PID"
-wait_job 10 || { cat "$out.log"; exit 1; }
-cat "$out.log"
-[ "$JOB_RC" -ne 0 ] || { echo "FAIL: exit code 0 after SIGTERM"; exit 1; }
+signal_job TERM "$JOB_PID" "$out.log"
 no_ranks_left "$out" || exit 1
 python3 - "$out" <<'PY' || exit 1
 import json, sys

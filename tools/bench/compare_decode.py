@@ -15,10 +15,7 @@ import argparse
 import json
 import sys
 
-
-def parse_band(text):
-    low, high = (float(x) for x in text.split(","))
-    return low, high
+from band import parse_band
 
 
 def main(argv):

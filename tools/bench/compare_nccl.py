@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from band import parse_band
+
 
 def per_iteration_p50(path):
     """size -> out-of-place per-iteration p50 (us) from nccl-tests' -J JSON; {} when there is none."""
@@ -67,11 +69,6 @@ def k25_results(work, ranks, runs):
             size = r["bytes_per_op"] if "bytes_per_op" in r else round(r["bytes_per_rank"]["mean"])
             rows[(r["phase"], size, r["mode"])] = r
     return rows, first
-
-
-def parse_band(text):
-    low, high = (float(x) for x in text.split(","))
-    return low, high
 
 
 def main(argv):
