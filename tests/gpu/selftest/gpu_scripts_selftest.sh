@@ -164,7 +164,13 @@ help)
   [ "$?" = 2 ] || fail "a check in an unknown group is listed"
   expect_line "$work/broken.txt" "check emulated-8 is in no group of GROUP_TABLE \(emulatd\)" \
     "the broken row is not named"
-  echo "ok: help prints the whole header and all $(wc -l <"$work/list.txt") checks; unknown names and groups exit 2"
+  # A branch of check_command left for a check no longer in the table: named too.
+  sed 's/^    topology) cmd=/    topology | retired-check) cmd=/' "$root/tools/gpu-checks" >"$work/repo/tools/gpu-checks"
+  "$work/repo/tools/gpu-checks" list >"$work/broken.txt" 2>&1
+  [ "$?" = 2 ] || fail "a leftover branch of check_command is not refused"
+  expect_line "$work/broken.txt" "check_command has a branch retired-check for no check of CHECK_TABLE" \
+    "the leftover branch is not named"
+  echo "ok: help prints the whole header and all $(wc -l <"$work/list.txt") checks; unknown names and groups, a check in no group, a leftover branch exit 2"
   ;;
 capture)
   make_bundle "$work/bundle"
