@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "../analysis/report_fixtures.hpp"
+#include "../analysis/temp_dir.hpp"
 #include "analysis/analyze.hpp"
 #include "analysis/headline.hpp"
 #include "analysis/report_identity.hpp"
@@ -109,6 +110,9 @@ TEST_CASE("the headline carries the caveats that change its figures' meaning", "
   CHECK(r.headline[0] ==
         "AllReduce burst = 34.3 % of TPOT at C=1 (17.2 ms of 50.2 ms, eager) [host transport; "
         "oversubscribed: 8 ranks on 2 cores; served model gpt-5.2, not Kimi-K2.5]");
+  // README.md's example is this headline as the console prints it (ConsoleTable::print_note).
+  CHECK(read_text(std::string(K25_SOURCE_DIR) + "/README.md")
+            .find("\n    # headline: " + r.headline[0] + "\n") != std::string::npos);
   CHECK(has_note_starting(r, "served model: the endpoint served 'gpt-5.2', the replay is of Kimi-K2.5"));
 
   // The served id of the same model under its organisation's name is no mismatch.
