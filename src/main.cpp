@@ -89,13 +89,26 @@ int run_measurement(int argc, char** argv, const k25::CommandLine& cli, const k2
   }
 }
 
+// An error before MPI starts (a configuration or input problem: usually the same on every rank). Under a
+// launcher, rank 0 prints it and its exit ends the job. Another rank waits first: were it to exit non-zero
+// before rank 0 printed, mpirun would end the job, rank 0 with it, and the message would be lost. A rank that
+// is still running after the wait failed where rank 0 did not (a file missing on its host), so it says so
+// itself.
+int exit_before_mpi(const std::exception& e, int code, bool printing_rank, bool verbose) {
+  if (!printing_rank) std::this_thread::sleep_for(std::chrono::seconds(5));
+  print_error(e, verbose);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   k25::ignore_broken_pipes();  // `k25comm ... | head`: the console stops, the run goes on
   const bool printing_rank = k25::launcher_rank() == 0;
   const k25::CommandLine cli = k25::parse_command_line(argc, argv, printing_rank);
-  if (cli.command == k25::Command::exit_now) return cli.exit_code;
+  // The command line is the same on every rank: rank 0 prints its error (or help) and owns the exit code.
+  // Another rank leaves quietly with 0, so that it cannot end an mpirun job before rank 0 has printed.
+  if (cli.command == k25::Command::exit_now) return printing_rank ? cli.exit_code : 0;
   try {
     k25::CurlGlobal curl;
     if (cli.command == k25::Command::compare) return k25::run_compare(cli.compare, std::cout);
@@ -110,15 +123,14 @@ int main(int argc, char** argv) {
           cli.dry_run_ranks > 0 ? cli.dry_run_ranks : (k25::launcher_size() > 0 ? k25::launcher_size() : 8);
       // plan.json goes to --out only when given on the command line: a config's output.dir is a measuring
       // run's folder.
-      const std::string plan_dir = cli.flag_text("--out") != nullptr ? config.output.dir : k25::kDefaultPlanDir;
+      const std::string plan_dir =
+          cli.flag_text("--out") != nullptr ? config.output.dir : k25::kDefaultPlanDir;
       return k25::run_dry_run(config, ranks, plan_dir, stdout);
     }
     return run_measurement(argc, argv, cli, config);
   } catch (const k25::Error& e) {
-    if (printing_rank) print_error(e, cli.verbose);
-    return static_cast<int>(e.code());
+    return exit_before_mpi(e, static_cast<int>(e.code()), printing_rank, cli.verbose);
   } catch (const std::exception& e) {
-    if (printing_rank) print_error(e, cli.verbose);
-    return static_cast<int>(k25::ExitCode::runtime_fault);
+    return exit_before_mpi(e, static_cast<int>(k25::ExitCode::runtime_fault), printing_rank, cli.verbose);
   }
 }
