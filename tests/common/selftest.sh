@@ -1,7 +1,8 @@
 #!/bin/bash
 # The shared port and wait helpers (tests/common): a wait ends by wall time even when its probe blocks, says the
 # time it really waited, ends early when the process it waits for ends; picked ports lie outside the ephemeral
-# range and are free; a server's "PORT <n>" line is read within a bound; a refused port refuses.
+# range and are free; a server's "PORT <n>" line is read within a bound; a refused port refuses; time_limits.sh's
+# limited kills what ignores SIGTERM after a wait by wall time.
 # usage: selftest.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,6 +93,22 @@ except TimeoutError as error:
 low, high = ephemeral_range()
 assert not low <= pick_ports(3) <= high
 PY
+
+# tools/bench/time_limits.sh's limited: a command that ignores SIGTERM past its limit gets SIGKILL after a 5 s
+# wait by wall time, which the message states; nothing of its session is left.
+marker=k25-limited-selftest-$$
+start=${EPOCHREALTIME//[.,]/}
+message=$(bash -c "source '$here/../../tools/bench/time_limits.sh'
+  limited 1 python3 -c 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)' \
+    $marker" 2>&1)
+rc=$?
+check "limited: a command that ignores SIGTERM ends with 124 ($rc)" test "$rc" -eq 124
+check "... within its limit and the 5 s wait" elapsed_below "$start" 15000
+check "... says the wait it gave SIGTERM: $(tail -1 <<<"$message")" \
+  grep -qE '^time limit: session [0-9]+ ending on SIGTERM: not within 5 s \(waited [5-9]\.[0-9] s\): SIGKILL$' \
+  <<<"$message"
+marker_gone() { ! pgrep -f "$marker" >/dev/null; }
+check "... and leaves nothing running" marker_gone
 
 [ "$failures" -eq 0 ] || { echo "FAIL: $failures check(s)"; exit 1; }
 echo "ok: tests/common's waits and ports"

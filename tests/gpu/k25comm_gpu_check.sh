@@ -134,6 +134,7 @@ result_lines() {
   n=$(grep -c '"type":"result"' "$1" 2>/dev/null)
   echo "${n:-0}"
 }
+journaled_a_result() { [ "$(result_lines "$1")" -ge 1 ]; }
 
 # An injected hang on rank 2 of 4 in MODE: exit 3 within 50 s (timeout 10 s, the abort's 10 s grace, slack),
 # rank 2 named as the rank where it was injected, the journal kept.
@@ -326,20 +327,21 @@ emulated-kill)
   emulated 4 150 --phases allreduce --modes eager --tokens 1,2,3,4,5,6,7,8,9,10,11,12 --time-budget 3 \
     --iters 1000000 --timeout 20 --out "$out" >"$out.log" 2>&1 &
   job=$!
-  waited=0
-  while [ "$(result_lines "$out/journal.jsonl")" -lt 1 ]; do
-    kill -0 "$job" 2>/dev/null || { cat "$out.log"; fail "the job ended before a result was journaled"; }
-    [ "$waited" -ge 400 ] && { kill -TERM "$job"; wait "$job"; cat "$out.log"; fail "no result after 80 s"; }
-    sleep 0.2
-    waited=$((waited + 1))
-  done
+  if ! wait_until --alive "$job" 80 "a result in $out/journal.jsonl" journaled_a_result "$out/journal.jsonl"; then
+    pid_gone "$job" || { kill -TERM "$job"; wait "$job"; }
+    cat "$out.log"
+    fail "$WAIT_ERROR"
+  fi
   victim=$(rank_pid 2) || { kill -TERM "$job"; wait "$job"; fail "rank 2 not found"; }
   before=$(result_lines "$out/journal.jsonl")
   start=$(date +%s.%N)
   kill -KILL "$victim"
-  waited=0
-  while kill -0 "$job" 2>/dev/null && [ "$waited" -lt 300 ]; do sleep 0.2; waited=$((waited + 1)); done
-  kill -0 "$job" 2>/dev/null && { kill -TERM "$job"; wait "$job"; cat "$out.log"; fail "the job did not end within 60 s of the kill"; }
+  if ! wait_until 60 "the job ending after rank 2 was killed" pid_gone "$job"; then
+    kill -TERM "$job"
+    wait "$job"
+    cat "$out.log"
+    fail "$WAIT_ERROR"
+  fi
   wait "$job"
   rc=$?
   elapsed=$(seconds_since "$start")

@@ -6,10 +6,13 @@
 #                  before it, so that an inner limit always fires strictly before the outer one.
 #   K25_RUN_TOKEN  marks every process started through `limited` (in its environment), so that sweep_token can
 #                  find and end whatever outlived its command, in whatever session or process group it went.
-# A command runs in a session of its own (setsid); on expiry the whole session gets SIGTERM, then SIGKILL 5 s
-# later. Nothing here kills by name. Safe to source in a script with `set -e`.
+# A command runs in a session of its own (setsid); on expiry the whole session gets SIGTERM, then SIGKILL where it
+# has not ended within 5 s of wall time (said on stderr). Nothing here kills by name. Safe to source in a script
+# with `set -e`.
 
 K25_LIMIT_MARGIN_S=${K25_LIMIT_MARGIN_S:-5}
+# shellcheck source=../../tests/common/wait.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/wait.sh"
 
 # Seconds left before K25_DEADLINE minus the margin (a large number without a deadline; never below 1).
 seconds_left() {
@@ -39,6 +42,7 @@ signal_session() {  # SID SIGNAL
 session_alive() {  # SID
   ps -eo sid= | grep -qx " *$1"
 }
+session_ended() { ! session_alive "$1"; }
 
 # limited SECONDS COMMAND...: runs COMMAND (stdin from /dev/null) in a session of its own for at most
 # bounded_limit(SECONDS) seconds. Returns its exit status, or 124 when it ran out of time (its whole session
@@ -72,8 +76,7 @@ limited() {
     fi
     if [ -n "$sid" ]; then
       signal_session "$sid" TERM
-      local waited=0
-      while session_alive "$sid" && [ "$waited" -lt 25 ]; do sleep 0.2; waited=$((waited + 1)); done
+      wait_until 5 "session $sid ending on SIGTERM" session_ended "$sid" || echo "time limit: $WAIT_ERROR: SIGKILL" >&2
       signal_session "$sid" KILL
     fi
     wait "$pid" 2>/dev/null || true

@@ -30,6 +30,8 @@ export PATH="$fakes:$PATH"
 export K25_FAKE_MARK=k25-selftest-$$  # every stand-in inherits it: how leftovers are found
 unset K25_DEADLINE K25_RUN_TOKEN K25_GPU_ONLY OUT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
+# shellcheck source=../../common/wait.sh
+source "$root/tests/common/wait.sh"
 
 # A bundle of stand-ins, laid out as tools/gpu-checks bundle lays out the real one.
 make_bundle() {  # DIR
@@ -117,12 +119,8 @@ as-they-end)
   K25_FAKE_SLEEP=1000 K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' K25_GPU_ONLY="version k25comm" \
     setsid "$root/tools/gpu-checks" run >"$work/run.log" 2>&1 &
   runner=$!
-  waited=0
-  until grep -q "^version " "$work/out/summary.txt" 2>/dev/null; do
-    [ "$waited" -ge 300 ] && { kill -KILL -- "-$runner"; fail "version never ended"; }
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_until 30 "the version check's line in the summary" grep -qs "^version " "$work/out/summary.txt" ||
+    { kill -KILL -- "-$runner"; fail "$WAIT_ERROR"; }
   sleep 2
   kill -KILL -- "-$runner" 2>/dev/null
   wait "$runner" 2>/dev/null
