@@ -18,6 +18,7 @@
 #include "capture/capture_markdown.hpp"
 #include "capture/replay_comparison.hpp"
 #include "capture/trace_analysis.hpp"
+#include "capture/trace_files.hpp"
 #include "capture/trace_headline.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
@@ -116,10 +117,7 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
     settings.model->graph_sizes = model->sweep.graph_sizes;
   }
   // The kernel-class tables: the user's first, then the shipped one (needed only for traces).
-  std::vector<std::string> class_tables = options.kernel_classes;
-  const std::string shipped = shipped_kernel_class_table();
-  if (!shipped.empty()) class_tables.push_back(shipped);
-  const KernelClassifier classifier(class_tables);
+  const KernelClassifier classifier(kernel_class_tables(options.kernel_classes));
   std::optional<RunReport> replay, serve;
   if (!options.replay_path.empty()) replay = read_report_file(options.replay_path);
   if (!options.serve_path.empty()) {
@@ -132,9 +130,7 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   InspectorCapture records = std::move(inputs.inspector);
   std::optional<TraceResult> trace;
   if (!inputs.trace.empty()) {
-    if (classifier.rules() == 0)
-      throw UsageError(
-          "the kernel-class table data/kernel-classes.yaml was not found beside k25comm: give --kernel-classes FILE");
+    if (classifier.rules() == 0) throw_no_kernel_class_table();
     TraceSettings trace_settings;
     trace_settings.model = settings.model;
     trace_settings.step_gap_us = options.step_gap_us;

@@ -19,8 +19,8 @@
 namespace k25 {
 
 std::vector<std::string> default_config_candidates() {
-  std::vector<std::string> candidates{"configs/kimi.yaml"};
-  for (const std::filesystem::path& path : shared_file_candidates("configs/kimi.yaml"))
+  std::vector<std::string> candidates;
+  for (const std::filesystem::path& path : shared_file_lookup("configs/kimi.yaml"))
     candidates.push_back(path.string());
   return candidates;
 }

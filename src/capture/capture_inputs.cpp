@@ -81,6 +81,9 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw UsageError(fmt::format("{}: no such file or directory", path));
     if (!fs::is_directory(status)) {
+      // A pipe, <(...) or /dev/stdin: read whole twice (format, then content), which a stream cannot give.
+      if (!fs::is_regular_file(status))
+        throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
       const InputFormat format = sniff_format(path);
       if (format == InputFormat::unknown)
         throw UsageError(fmt::format(

@@ -48,14 +48,33 @@ std::string title_of(const CommunicatorResult& c) {
                                                : fmt::format("{} ({})", escaped(c.name), escaped(c.id));
 }
 
+// How the steps were cut: by the op that closes each, by --model's AllReduces per step, or as the trace's
+// timeline gave them.
+std::string step_cut_text(const StepSummary& s) {
+  if (!s.anchor.empty()) return fmt::format(", each closed by its {}", s.anchor);
+  if (s.method == "model_allreduces_per_step") return ", cut by the model's AllReduces per step";
+  if (s.method == "engine_marks") return ", as the trace's step marks cut them";
+  if (s.method.empty()) return "";
+  return fmt::format(", as the trace's timeline cut them ({})", s.method);
+}
+
+// "8 ranks on 2 node(s)"; "8 ranks" where the records do not say the nodes.
+std::string ranks_on_nodes(int n_ranks, std::uint64_t nnodes) {
+  return nnodes > 0 ? fmt::format("{} ranks on {} node(s)", n_ranks, nnodes)
+                    : fmt::format("{} ranks", n_ranks);
+}
+
+// A size in bytes; "unknown" where the records have none.
+std::string bytes_text(std::uint64_t bytes) {
+  return bytes > 0 ? std::to_string(bytes) : "unknown";
+}
+
 void render_step(std::string& md, const StepSummary& s) {
   if (!s.found) {
     md += fmt::format("**Decode step:** not found: {}.\n\n", s.reason);
     return;
   }
-  md += fmt::format("**Decode step:** {} ({} ops{}).", s.pattern_text, s.ops_per_step,
-                    s.anchor.empty() ? ", cut by the model's AllReduces per step"
-                                     : fmt::format(", each closed by its {}", s.anchor));
+  md += fmt::format("**Decode step:** {} ({} ops{}).", s.pattern_text, s.ops_per_step, step_cut_text(s));
   if (s.matches_model)
     md +=
         fmt::format(" The model config gives {} AllReduces per step ({}): {}.", *s.model_allreduces_per_step,
@@ -79,7 +98,7 @@ void render_step(std::string& md, const StepSummary& s) {
   md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const StepSizeGroup& g : s.by_size)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g.phase, tokens_text(g.tokens),
-                      g.bytes, g.steps, us(g.comm_us.p50), us(g.comm_us.p90), us(g.comm_us.max),
+                      bytes_text(g.bytes), g.steps, us(g.comm_us.p50), us(g.comm_us.p90), us(g.comm_us.max),
                       g.size_kind_ops, us(g.size_kind_us.p50));
   md += "\n";
   if (!s.composition.empty()) {
@@ -94,9 +113,9 @@ void render_step(std::string& md, const StepSummary& s) {
 void render_communicator(std::string& md, const CommunicatorResult& c) {
   md += fmt::format("## Communicator {}\n\n", title_of(c));
   md += fmt::format(
-      "{} ranks on {} node(s); records from rank(s) {}{}; format {}. {} collective and {} P2P records; "
+      "{}; records from rank(s) {}{}; format {}. {} collective and {} P2P records; "
       "{} collectives joined over ranks ({} missing some rank), sequence from rank {} ({}).\n\n",
-      c.n_ranks, c.nnodes, fmt::join(c.ranks, ", "),
+      ranks_on_nodes(c.n_ranks, c.nnodes), fmt::join(c.ranks, ", "),
       c.missing_ranks.empty()
           ? ""
           : fmt::format(" (**missing {}: {}{}**)", c.missing_rank_count, fmt::join(c.missing_ranks, ", "),
@@ -116,8 +135,8 @@ void render_communicator(std::string& md, const CommunicatorResult& c) {
     for (std::size_t i = 0; i < c.by_size.size() && i < kMaxSizeRows; ++i) {
       const SizeGroup& g = c.by_size[i];
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} |\n",
-                        escaped(g.kind), g.bytes, tokens_text(g.tokens), g.phase, g.count, us(g.exec_us.p50),
-                        us(g.exec_us.p90), us(g.exec_us.p99), us(g.exec_us.max),
+                        escaped(g.kind), bytes_text(g.bytes), tokens_text(g.tokens), g.phase, g.count,
+                        us(g.exec_us.p50), us(g.exec_us.p90), us(g.exec_us.p99), us(g.exec_us.max),
                         g.busbw_gbps ? fmt::format("{:.2f}", g.busbw_gbps->p50) : "-", g.slowest_rank,
                         percent(g.slowest_rank_share), g.partial);
     }

@@ -1,6 +1,7 @@
 // The kernel-class table: loading (yaml-cpp), and the first matching rule of a kernel name.
 #include "capture/kernel_classes.hpp"
 
+#include <array>
 #include <regex>
 
 #include <fmt/format.h>
@@ -32,7 +33,31 @@ const KernelClassInfo& kernel_class_info(KernelClass id) {
 }
 
 std::string shipped_kernel_class_table() {
-  return first_existing_file(shared_file_candidates("data/kernel-classes.yaml")).string();
+  return first_existing_file(shared_file_lookup("data/kernel-classes.yaml")).string();
+}
+
+std::string c10d_collective_kind(std::string_view collective) {
+  const auto has = [&](std::string_view part) { return collective.find(part) != std::string_view::npos; };
+  // Most specific first: "reduce_scatter" holds "scatter", "allgather" holds "gather".
+  static const std::array<std::pair<std::array<std::string_view, 2>, const char*>, 10> kKinds = {{
+      {{"allreduce", "all_reduce"}, "AllReduce"},
+      {{"reduce_scatter", "reducescatter"}, "ReduceScatter"},
+      {{"allgather", "all_gather"}, "AllGather"},
+      {{"alltoall", "all_to_all"}, "AllToAll"},
+      {{"broadcast", "broadcast"}, "Broadcast"},
+      {{"send", "recv"}, "SendRecv"},
+      {{"reduce", "reduce"}, "Reduce"},
+      {{"gather", "gather"}, "Gather"},
+      {{"scatter", "scatter"}, "Scatter"},
+      {{"barrier", "barrier"}, "Barrier"},
+  }};
+  for (const auto& [parts, kind] : kKinds)
+    if (has(parts[0]) || has(parts[1])) return kind;
+  return "";
+}
+
+bool kind_says_nothing(std::string_view kind) {
+  return kind.empty() || kind == "Generic" || kind == "NCCL" || kind == "unknown";
 }
 
 // Rule is Impl's own (not in the anonymous namespace): Impl has external linkage.

@@ -46,9 +46,18 @@ struct KernelClassification {
   std::string dtype;  // where the name gives it: "bf16", "float"
 };
 
-// Where the shipped table is: data/kernel-classes.yaml beside the executable (src/common/shared_files.hpp);
-// empty when it cannot be found.
+// Where the shipped table is: data/kernel-classes.yaml looked up as the configs are (the working directory,
+// beside the executable, the install prefix: shared_file_lookup); empty when it cannot be found.
 std::string shipped_kernel_class_table();
+
+// The collective kind of c10d's "Collective name" (record_param_comms args: "allreduce", "_allgather_base",
+// "reduce_scatter_tensor_coalesced", "alltoall_base", "send"): "AllReduce", "AllGather", ...; "" when
+// unknown.
+std::string c10d_collective_kind(std::string_view collective);
+
+// Whether a kind taken from a kernel's name says nothing of the collective (NCCL's generic kernel, the
+// catch-all rule): the kernel's c10d args say more where it has them.
+bool kind_says_nothing(std::string_view kind);
 
 class KernelClassifier {
  public:

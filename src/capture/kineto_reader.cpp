@@ -366,6 +366,7 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
           ++file.kernels;
           activity.bytes = c10d_bytes(a);
           if (!a.dtype.empty()) activity.dtype = capture.names.intern(a.dtype);
+          if (!a.collective.empty()) activity.collective = capture.names.intern(a.collective);
         } else {
           ++file.copies;
         }
@@ -437,13 +438,10 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
 
   set_launch_times(launches, capture.activities, first_activity, correlation_of);
   // Step marks: host marks get the window of what they launched (and the rank of its device).
-  const std::size_t host_mark_count = host_marks.size();
+  // GPU-side spans give their host mark its window where it has none, never a step of their own.
   resolve_step_marks(host_marks, launches, capture.activities, first_activity, correlation_of, capture.marks);
-  for (std::size_t m = 0; m < gpu_marks.size(); ++m) {
-    gpu_marks[m].rank = rank_for(gpu_mark_device[m]);
-    capture.marks.push_back(gpu_marks[m]);
-  }
-  file.step_marks = host_mark_count + gpu_marks.size();
+  for (std::size_t m = 0; m < gpu_marks.size(); ++m) gpu_marks[m].rank = rank_for(gpu_mark_device[m]);
+  file.step_marks = attach_gpu_spans(gpu_marks, capture.marks, first_mark);
 
   // Rank numbers: distributedInfo, else the file name, else the device.
   const std::optional<int> by_name = rank_from_name(name);

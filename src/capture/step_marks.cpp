@@ -21,11 +21,15 @@ bool consume(std::string_view& text, std::string_view prefix) {
   return true;
 }
 
-// Skips a parenthesised group "(...)" if one starts here.
-void skip_group(std::string_view& text) {
-  if (!text.starts_with('(')) return;
+// Skips a parenthesised group "(...)" if one starts here; returns the number it opens with ("(888_788544)":
+// 888), nullopt where there is no group or no number.
+std::optional<int> skip_group(std::string_view& text) {
+  if (!text.starts_with('(')) return std::nullopt;
+  std::string_view inside = text.substr(1);
+  const std::optional<int> first = number(inside);
   const std::size_t close = text.find(')');
   text.remove_prefix(close == std::string_view::npos ? text.size() : close + 1);
+  return first;
 }
 
 ParsedStepMark from_counts(MarkFamily family, int new_requests, int running, std::optional<int> tokens) {
@@ -64,10 +68,14 @@ std::optional<ParsedStepMark> parse_vllm(std::string_view text) {
   if (!consume(text, "context_")) return std::nullopt;
   const auto n = number(text);
   if (!n) return std::nullopt;
-  skip_group(text);
+  const std::optional<int> context_tokens = skip_group(text);
   if (!consume(text, "_generation_")) return std::nullopt;
   const auto m = number(text);
   if (!m) return std::nullopt;
+  // execute_context_{n}({context tokens}...)_generation_{m}({generation tokens}): the step's tokens.
+  const std::optional<int> generation_tokens = skip_group(text);
+  if (!tokens && (context_tokens || generation_tokens))
+    tokens = context_tokens.value_or(0) + generation_tokens.value_or(0);
   return from_counts(MarkFamily::vllm, *n, *m, tokens);
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "capture/intervals.hpp"
+#include "capture/trace_classes.hpp"
 #include "capture/trace_steps.hpp"
 #include "common/error.hpp"
 #include "plan/graph_padding.hpp"
@@ -39,12 +40,6 @@ std::string file_name(const std::string& path) {
   return std::filesystem::path(path).filename().string();
 }
 
-// What a name is, per interned name.
-struct NameClass {
-  KernelClass cls = KernelClass::unclassified;
-  std::uint16_t kind = 0;  // into the kinds list (communication)
-};
-
 // One rank's working data.
 struct RankWork {
   std::uint32_t index = 0;          // into TraceCapture::ranks
@@ -66,6 +61,7 @@ struct GroupAccumulator {
   std::vector<double> tokens;
   std::vector<double> wall, busy, idle, host, merged, overlapped, exposed;
   double wall_total = 0, merged_total = 0, exposed_total = 0;
+  double kernel_sum_total = 0, comm_sum_total = 0;  // summed kernel times (torch's "CUDA total")
   struct PerClass {
     std::vector<double> count, sum, merged;
     double merged_total = 0;
@@ -152,32 +148,11 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
     for (const std::string& note : f.notes) r.notes.push_back(fmt::format("{}: {}", f.path, note));
   }
 
-  // Classes of the names kernels use; communication kinds interned.
-  std::vector<std::string> kinds;
-  const auto kind_index = [&](const std::string& kind) {
-    const auto it = std::find(kinds.begin(), kinds.end(), kind);
-    if (it != kinds.end()) return static_cast<std::uint16_t>(it - kinds.begin());
-    kinds.push_back(kind);
-    return static_cast<std::uint16_t>(kinds.size() - 1);
-  };
-  std::vector<NameClass> name_class(trace.names.size());
-  std::vector<bool> classified(trace.names.size(), false);
-  std::vector<std::string> name_dtype(trace.names.size());
-  for (const GpuActivity& a : trace.activities) {
-    if (a.type != GpuActivityType::kernel || classified[a.name]) continue;
-    classified[a.name] = true;
-    const KernelClassification c = classifier.classify(trace.names[a.name]);
-    name_class[a.name].cls = c.cls;
-    if (c.cls == KernelClass::communication)
-      name_class[a.name].kind = kind_index(c.kind.empty() ? "unknown" : c.kind);
-    name_dtype[a.name] = c.dtype;
-  }
-  const auto class_of = [&](const GpuActivity& a) {
-    return a.type == GpuActivityType::kernel ? name_class[a.name].cls : KernelClass::memcpy_memset;
-  };
-  const auto is_comm = [&](const GpuActivity& a) {
-    return a.type == GpuActivityType::kernel && name_class[a.name].cls == KernelClass::communication;
-  };
+  // Classes of the kernels; communication kinds interned.
+  const TraceClasses classes(trace, classifier);
+  const std::vector<std::string>& kinds = classes.kinds();
+  const auto class_of = [&](const GpuActivity& a) { return classes.class_of(a); };
+  const auto is_comm = [&](const GpuActivity& a) { return classes.is_comm(a); };
 
   // Per rank: activities by start, communication kernels, marks.
   std::vector<RankWork> work(trace.ranks.size());
@@ -233,7 +208,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       std::vector<CommKernel> comm;
       for (std::uint32_t i : w.comm) {
         const GpuActivity& a = trace.activities[i];
-        comm.push_back({a.start_ns, a.end_ns, name_class[a.name].kind, a.bytes});
+        comm.push_back({a.start_ns, a.end_ns, classes.kind_of(a), a.bytes});
       }
       if (comm.empty()) continue;
       w.steps = steps_from_comm_pattern(comm, kinds, hints, bytes_per_token, w.pattern_reason);
@@ -297,9 +272,9 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       }
       if (cls == KernelClass::communication) {
         comm.push_back(iv);
-        by_kind[name_class[a.name].kind].push_back(iv);
-        ++kind_time[name_class[a.name].kind].first;
-        kind_time[name_class[a.name].kind].second += a.end_ns - a.start_ns;
+        by_kind[classes.kind_of(a)].push_back(iv);
+        ++kind_time[classes.kind_of(a)].first;
+        kind_time[classes.kind_of(a)].second += a.end_ns - a.start_ns;
       } else {
         compute.push_back(iv);
       }
@@ -371,7 +346,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       GpuActivity& a = trace.activities[w.comm[c]];
       if (a.bytes > 0) {
         comm_source[c] = 0;
-      } else if (settings.model && kinds[name_class[a.name].kind] == "AllReduce" && w.comm_step[c] >= 0 &&
+      } else if (settings.model && kinds[classes.kind_of(a)] == "AllReduce" && w.comm_step[c] >= 0 &&
                  w.steps[static_cast<std::size_t>(w.comm_step[c])].tokens) {
         // The step's tokens, padded to the graph capture sizes where a CUDA graph replayed the kernel.
         int tokens = *w.steps[static_cast<std::size_t>(w.comm_step[c])].tokens;
@@ -411,6 +386,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       // Counts and summed times per class and the step's collectives per kind (activities starting in the
       // window).
       std::array<double, kClassCount> class_count{}, class_sum{};
+      double kernel_sum = 0;
       std::map<std::uint16_t, std::vector<std::size_t>> step_comm;
       const auto first =
           std::lower_bound(w.acts.begin(), w.acts.end(), step.start_ns,
@@ -419,9 +395,10 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
         const GpuActivity& a = trace.activities[*it];
         class_count[class_index(class_of(a))] += 1;
         class_sum[class_index(class_of(a))] += us(a.end_ns - a.start_ns);
+        if (a.type == GpuActivityType::kernel) kernel_sum += us(a.end_ns - a.start_ns);
       }
       for (std::size_t c : comm_of_step[s])
-        step_comm[name_class[trace.activities[w.comm[c]].name].kind].push_back(c);
+        step_comm[classes.kind_of(trace.activities[w.comm[c]])].push_back(c);
       for (const auto& [k, list] : step_comm) row.comm_ops += list.size();
       for (const int group_rank : {-1, rank.rank}) {
         GroupAccumulator& g = groups[{group_rank, phase_order(row.phase), step.batch.value_or(-1)}];
@@ -438,6 +415,8 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
         g.wall_total += row.wall_us;
         g.merged_total += row.comm.merged_us;
         g.exposed_total += row.comm.exposed_us;
+        g.kernel_sum_total += kernel_sum;
+        g.comm_sum_total += class_sum[class_index(KernelClass::communication)];
         for (std::size_t c = 0; c < kClassCount; ++c) {
           g.classes[c].count.push_back(class_count[c]);
           g.classes[c].sum.push_back(class_sum[c]);
@@ -456,7 +435,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
             pk.op_us.push_back(us(a.end_ns - a.start_ns));
             sum += us(a.end_ns - a.start_ns);
             ++pk.sizes[{a.bytes, comm_source[c]}];
-            if (!name_dtype[a.name].empty()) pk.dtypes.insert(name_dtype[a.name]);
+            if (!classes.dtype_of(a).empty()) pk.dtypes.insert(classes.dtype_of(a));
             pk.launches.insert(a.launch);
           }
           pk.sum.push_back(sum);
@@ -518,6 +497,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
       std::set<std::int64_t> steps;
       std::vector<double> spread;
       std::map<int, std::uint64_t> last;
+      std::vector<int> last_order;  // the ranks that were last, in the order they first were
       std::set<int> ranks;
     };
     std::map<std::tuple<int, int, std::uint16_t>, JoinSamples> join;
@@ -530,7 +510,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
         const std::int64_t joined = w->joined[static_cast<std::size_t>(w->comm_step[c])];
         if (joined < 0) continue;
         const GpuActivity& a = trace.activities[w->comm[c]];
-        starts[{joined, name_class[a.name].kind}][trace.ranks[w->index].rank].push_back(a.start_ns);
+        starts[{joined, classes.kind_of(a)}][trace.ranks[w->index].rank].push_back(a.start_ns);
       }
     }
     for (const auto& [key, per_rank] : starts) {
@@ -557,7 +537,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
           }
         }
         js.spread.push_back(us(hi - lo));
-        ++js.last[last];
+        if (js.last[last]++ == 0) js.last_order.push_back(last);
       }
     }
     for (auto& [key, js] : join) {
@@ -573,6 +553,9 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
                                          [](const auto& a, const auto& b) { return a.second < b.second; });
       g.last_rank = most->first;
       g.last_rank_share = static_cast<double>(most->second) / static_cast<double>(g.collectives);
+      g.last_rank_count = most->second;
+      for (const int rank_number : js.last_order)
+        if (js.last[rank_number] == most->second) g.last_ranks.push_back(rank_number);
       r.join.push_back(std::move(g));
     }
     if (r.join.empty()) r.join_reason = "no step holds the same collectives on two or more ranks";
@@ -595,6 +578,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
     out_group.comm_exposed_us = stats_or_zero(std::move(g.exposed));
     out_group.comm_share = g.wall_total > 0 ? g.merged_total / g.wall_total : 0.0;
     out_group.exposed_share = g.wall_total > 0 ? g.exposed_total / g.wall_total : 0.0;
+    out_group.comm_kernel_share = g.kernel_sum_total > 0 ? g.comm_sum_total / g.kernel_sum_total : 0.0;
     for (std::size_t c = 0; c < kClassCount; ++c) {
       if (g.classes[c].merged_total <= 0 && median(g.classes[c].count) == 0) continue;
       TraceClassShare cs;
@@ -689,12 +673,11 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
   std::int64_t lowest = 0;
   if (comm_reference && !comm_reference->comm.empty()) {
     std::map<std::uint16_t, std::vector<std::uint32_t>> ref_kind;
-    for (std::uint32_t i : comm_reference->comm)
-      ref_kind[name_class[trace.activities[i].name].kind].push_back(i);
+    for (std::uint32_t i : comm_reference->comm) ref_kind[classes.kind_of(trace.activities[i])].push_back(i);
     for (const RankWork& w : work) {
       if (&w == comm_reference) continue;
       std::map<std::uint16_t, std::vector<std::uint32_t>> own;
-      for (std::uint32_t i : w.comm) own[name_class[trace.activities[i].name].kind].push_back(i);
+      for (std::uint32_t i : w.comm) own[classes.kind_of(trace.activities[i])].push_back(i);
       for (const auto& [k, list] : own) {
         const auto ref = ref_kind.find(k);
         bool found = false;
@@ -738,7 +721,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
     std::map<std::uint16_t, std::uint64_t> ordinal;
     for (std::size_t c = 0; c < w.comm.size(); ++c) {
       const GpuActivity& a = trace.activities[w.comm[c]];
-      const std::uint16_t k = name_class[a.name].kind;
+      const std::uint16_t k = classes.kind_of(a);
       OpRecord op;
       op.stream = stream_index;
       op.kind = k;

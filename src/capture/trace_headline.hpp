@@ -14,8 +14,9 @@ namespace k25 {
 // unknown), at most `max_lines`.
 std::vector<const TraceStepGroup*> headline_groups(const TraceResult& trace, std::size_t max_lines);
 
-// "decode step at batch 1", "prefill step at batch 4", "step (phase unknown)".
-std::string step_title(const TraceStepGroup& group);
+// "decode step at batch 1", "prefill of 888 tokens (batch 1)", "step" (marks that give no phase, torch's
+// ProfilerStep), "step (phase unknown)" (steps the timeline cut). `step_method`: TraceResult::step_method.
+std::string step_title(const TraceStepGroup& group, const std::string& step_method);
 
 std::vector<std::string> trace_headline(const TraceResult& trace, std::size_t max_lines);
 

@@ -76,6 +76,7 @@ json group_json(const TraceStepGroup& g) {
           {"comm_exposed_us", g.comm_exposed_us},
           {"comm_share", g.comm_share},
           {"exposed_share", g.exposed_share},
+          {"comm_kernel_share", g.comm_kernel_share},
           {"classes", classes},
           {"kinds", kinds}};
 }
@@ -97,7 +98,8 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
                     {"ranks", g.ranks},
                     {"start_spread_us", g.start_spread_us},
                     {"last_rank", g.last_rank},
-                    {"last_rank_share", g.last_rank_share}});
+                    {"last_rank_share", g.last_rank_share},
+                    {"last_ranks", g.last_ranks}});
   json unclassified = json::array();
   for (const UnclassifiedKernel& u : t.unclassified)
     unclassified.push_back({{"name", u.name}, {"count", u.count}, {"sum_us", u.sum_us}, {"share", u.share}});

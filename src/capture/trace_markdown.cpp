@@ -44,14 +44,14 @@ void render_steps(std::string& md, const TraceResult& t) {
   const std::vector<const TraceStepGroup*> groups = all_rank_groups(t);
   if (groups.empty()) return;
   md +=
-      "| phase | batch | steps (all ranks) | wall p50 (ms) | p90 | GPU busy p50 | idle p50 | host p50 | comm merged p50 | overlapped p50 | exposed p50 | comm share | exposed share |\n";
-  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+      "| phase | batch | steps (all ranks) | wall p50 (ms) | p90 | GPU busy p50 | idle p50 | host p50 | comm merged p50 | overlapped p50 | exposed p50 | comm share of the wall | of kernel time | exposed share |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const TraceStepGroup* g : groups)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g->phase,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", g->phase,
                       batch_text(g->batch), g->steps, ms(g->wall_us.p50), ms(g->wall_us.p90),
                       ms(g->busy_us.p50), ms(g->idle_us.p50), g->host_us ? ms(g->host_us->p50) : "-",
                       ms(g->comm_merged_us.p50), ms(g->comm_overlapped_us.p50), ms(g->comm_exposed_us.p50),
-                      percent(g->comm_share), percent(g->exposed_share));
+                      percent(g->comm_share), percent(g->comm_kernel_share), percent(g->exposed_share));
   md += "\n";
 
   // Time by class: each class's merged time over all steps' wall time (classes that run at once add up above
@@ -97,8 +97,8 @@ void render_steps(std::string& md, const TraceResult& t) {
       md += fmt::format(
           "| {} | {} | {} | {:g} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {} | {} | {} | {} | {} |\n", g->phase,
           batch_text(g->batch), k.kind, k.ops_per_step, k.op_us.p50, k.op_us.p90, k.sum_us.p50,
-          k.merged_us.p50, percent(k.share), k.bytes == 0 ? "-" : std::to_string(k.bytes), k.bytes_source,
-          k.dtype.empty() ? "-" : k.dtype, k.launch);
+          k.merged_us.p50, percent(k.share), k.bytes == 0 ? "unknown" : std::to_string(k.bytes),
+          k.bytes_source, k.dtype.empty() ? "-" : k.dtype, k.launch);
   md += "\n";
 }
 
@@ -125,13 +125,28 @@ void render_ranks(std::string& md, const TraceResult& t) {
   md += fmt::format(
       "Per rank, {}:\n\n| rank | steps | wall p50 (ms) | busy p50 | comm merged p50 | exposed p50 | comm share |\n"
       "|---:|---:|---:|---:|---:|---:|---:|\n",
-      step_title(main));
+      step_title(main, t.step_method));
   for (const TraceStepGroup& g : t.groups)
     if (g.rank && g.phase == main.phase && g.batch == main.batch)
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", *g.rank, g.steps, ms(g.wall_us.p50),
                         ms(g.busy_us.p50), ms(g.comm_merged_us.p50), ms(g.comm_exposed_us.p50),
                         percent(g.comm_share));
   md += "\n";
+}
+
+// "rank 7 (66.7 %)"; a tie named as one: "ranks 7, 5 and 4, once each".
+std::string last_to_start(const JoinCostGroup& g) {
+  if (g.last_ranks.size() < 2) return fmt::format("rank {} ({})", g.last_rank, percent(g.last_rank_share));
+  std::string ranks;
+  for (std::size_t i = 0; i < g.last_ranks.size(); ++i)
+    ranks += fmt::format("{}{}",
+                         i == 0                         ? ""
+                         : i + 1 == g.last_ranks.size() ? " and "
+                                                        : ", ",
+                         g.last_ranks[i]);
+  return fmt::format(
+      "ranks {}, {} each", ranks,
+      g.last_rank_count == 1 ? std::string("once") : fmt::format("{} times", g.last_rank_count));
 }
 
 void render_join(std::string& md, const TraceResult& t) {
@@ -146,9 +161,9 @@ void render_join(std::string& md, const TraceResult& t) {
       "|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n",
       t.reference_rank);
   for (const JoinCostGroup& g : t.join)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} | {:.1f} | {:.1f} | rank {} ({}) |\n", g.phase,
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.1f} | {:.1f} | {:.1f} | {} |\n", g.phase,
                       batch_text(g.batch), g.kind, g.steps, g.collectives, g.ranks, g.start_spread_us.p50,
-                      g.start_spread_us.p90, g.start_spread_us.max, g.last_rank, percent(g.last_rank_share));
+                      g.start_spread_us.p90, g.start_spread_us.max, last_to_start(g));
   md += "\n";
 }
 

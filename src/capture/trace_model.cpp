@@ -62,6 +62,35 @@ void resolve_step_marks(std::vector<HostMark>& host_marks, std::vector<HostLaunc
   launches.clear();
 }
 
+std::size_t attach_gpu_spans(std::vector<StepMark>& gpu_spans, std::vector<StepMark>& marks,
+                             std::size_t first_mark) {
+  const auto by_time = [](const StepMark& a, const StepMark& b) {
+    return std::tie(a.host_start_ns, a.gpu_start_ns) < std::tie(b.host_start_ns, b.gpu_start_ns);
+  };
+  std::stable_sort(marks.begin() + static_cast<std::ptrdiff_t>(first_mark), marks.end(), by_time);
+  std::stable_sort(gpu_spans.begin(), gpu_spans.end(), by_time);
+  // Per name: the host marks in time order, and how many spans have been paired with them.
+  std::unordered_map<std::uint32_t, std::pair<std::vector<std::size_t>, std::size_t>> host_of;
+  for (std::size_t m = first_mark; m < marks.size(); ++m) host_of[marks[m].name].first.push_back(m);
+  for (const StepMark& span : gpu_spans) {
+    const auto found = host_of.find(span.name);
+    if (found == host_of.end()) {
+      marks.push_back(span);
+      continue;
+    }
+    auto& [hosts, paired] = found->second;
+    if (paired >= hosts.size()) continue;  // more spans than host marks: the host mark is the step
+    StepMark& host = marks[hosts[paired++]];
+    if (host.has_window) continue;
+    host.has_window = true;
+    host.rank = span.rank;
+    host.gpu_start_ns = span.gpu_start_ns;
+    host.gpu_end_ns = span.gpu_end_ns;
+  }
+  gpu_spans.clear();
+  return marks.size() - first_mark;
+}
+
 void set_launch_times(const std::vector<HostLaunch>& launches, std::vector<GpuActivity>& activities,
                       std::size_t first, const std::vector<std::uint64_t>& correlation_of) {
   std::unordered_map<std::uint64_t, std::int64_t> launch_of;
@@ -87,6 +116,7 @@ void append_trace(TraceCapture& into, TraceCapture&& part) {
   for (GpuActivity a : part.activities) {
     a.name = name_map[a.name];
     a.dtype = name_map[a.dtype];
+    a.collective = name_map[a.collective];
     a.rank += rank_offset;
     into.activities.push_back(a);
   }

@@ -35,6 +35,8 @@ struct GpuActivity {
   // rank's part, ReduceScatter each rank's part of the result); 0 where the trace has none.
   std::uint64_t bytes = 0;
   std::uint32_t dtype = 0;  // index into TraceCapture::names of the trace's element type; 0: none
+  // Index into TraceCapture::names of the collective c10d's args name ("allreduce", "broadcast"); 0: none.
+  std::uint32_t collective = 0;
   // When the host call that launched it ran (the runtime event of its correlation id); kNoLaunch where the
   // trace has none.
   std::int64_t launch_ns = INT64_MIN;
@@ -130,6 +132,13 @@ struct HostMark {
 void resolve_step_marks(std::vector<HostMark>& host_marks, std::vector<HostLaunch>& launches,
                         const std::vector<GpuActivity>& activities, std::size_t first,
                         const std::vector<std::uint64_t>& correlation_of, std::vector<StepMark>& marks);
+
+// Gives each GPU-side span (a gpu_user_annotation of a step mark) to its host mark: the k-th span of a name
+// pairs with the k-th host mark of that name among marks[first_mark..]; a host mark without a GPU window of
+// its own takes the span's. A span is kept as a mark of its own only where no host mark has its name (a trace
+// without host events). Returns the marks kept.
+std::size_t attach_gpu_spans(std::vector<StepMark>& gpu_spans, std::vector<StepMark>& marks,
+                             std::size_t first_mark);
 
 // Sets each activity's launch_ns from the launch with its correlation id (activities[first + i] has
 // correlation_of[i]).

@@ -101,6 +101,9 @@ struct TraceStepGroup {
   std::optional<Stats> host_us;
   Stats comm_merged_us, comm_overlapped_us, comm_exposed_us;
   double comm_share = 0, exposed_share = 0;  // over all its steps' wall time
+  // The communication kernels' summed time over all kernels' summed time in its steps (torch.profiler's
+  // "CUDA total %"): the share of GPU busy time, against comm_share's of the wall.
+  double comm_kernel_share = 0;
   std::vector<TraceClassShare> classes;
   std::vector<TraceKindShare> kinds;
 };
@@ -116,6 +119,10 @@ struct JoinCostGroup {
   Stats start_spread_us;
   int last_rank = 0;
   double last_rank_share = 0;
+  // Every rank that was last as often as last_rank (a tie where two or more), in the order they first were;
+  // each was last last_rank_count times.
+  std::vector<int> last_ranks;
+  std::uint64_t last_rank_count = 0;
 };
 
 struct UnclassifiedKernel {

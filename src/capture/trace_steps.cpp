@@ -66,11 +66,15 @@ std::vector<TraceStep> steps_from_comm_pattern(const std::vector<CommKernel>& co
     TraceStep step;
     step.start_ns = s.first > 0 ? comm[s.first - 1].end_ns : comm[s.first].start_ns;
     step.end_ns = comm[s.last].end_ns;
-    step.phase = s.prefill ? StepPhase::prefill : StepPhase::decode;
+    // Decode only where its batch says so (the size through --model); prefill by its size.
+    step.phase = s.prefill ? StepPhase::prefill : StepPhase::unknown;
     if (bytes_per_token && *bytes_per_token > 0 && s.bytes > 0 && s.bytes % *bytes_per_token == 0 &&
         s.bytes / *bytes_per_token < (1u << 30)) {
       step.tokens = static_cast<int>(s.bytes / *bytes_per_token);
-      if (!s.prefill) step.batch = step.tokens;
+      if (!s.prefill) {
+        step.batch = step.tokens;
+        step.phase = StepPhase::decode;
+      }
     }
     steps.push_back(step);
   }

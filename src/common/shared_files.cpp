@@ -39,6 +39,12 @@ std::vector<fs::path> shared_file_candidates(const fs::path& relative) {
   return candidates;
 }
 
+std::vector<fs::path> shared_file_lookup(const fs::path& relative) {
+  std::vector<fs::path> candidates{relative};
+  for (fs::path& candidate : shared_file_candidates(relative)) candidates.push_back(std::move(candidate));
+  return candidates;
+}
+
 fs::path first_existing_file(const std::vector<fs::path>& candidates) {
   std::error_code ec;
   for (const fs::path& candidate : candidates)

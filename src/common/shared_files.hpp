@@ -20,6 +20,10 @@ std::filesystem::path running_executable();
 // shared_file_roots. Empty when the executable cannot be read.
 std::vector<std::filesystem::path> shared_file_candidates(const std::filesystem::path& relative);
 
+// Where a shared file (a config, the kernel-class table) is looked up, in order: `relative` under the working
+// directory, then shared_file_candidates(relative). One lookup for every shared file.
+std::vector<std::filesystem::path> shared_file_lookup(const std::filesystem::path& relative);
+
 // The first of `candidates` that is a regular file; empty when none is.
 std::filesystem::path first_existing_file(const std::vector<std::filesystem::path>& candidates);
 

@@ -19,7 +19,7 @@ Every timeline is laid out so that its figures can be worked by hand; test_trace
   nsys-graphs.sqlite an export that traced CUDA graphs whole (graph launches, no kernels inside them)
   bad/               a cut gzip, a cut JSON, JSON that is not a trace, a trace without GPU events, files of
                      different runs, two files claiming one rank, a SQLite that is not an nsys export, a corrupt
-                     SQLite
+                     SQLite, a named pipe (what <(...) gives)
 """
 import argparse
 import gzip
@@ -205,6 +205,7 @@ def bad_inputs(out):
     db.close()
     with open(os.path.join(out, "corrupt.sqlite"), "wb") as f:
         f.write(b"SQLite format 3\0" + bytes(range(256)) * 64)
+    os.mkfifo(os.path.join(out, "a-pipe"))
 
 
 def main(argv):

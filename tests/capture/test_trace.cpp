@@ -177,11 +177,14 @@ TEST_CASE("trace: a vLLM TP8 decode under CUDA graphs, 8 gzip rank files with sk
   CHECK(join(t, 3, "AllReduce").last_rank_share == Approx(1.0));
   CHECK(join(t, 3, "AllGather").collectives == 3);
 
+  // Kernel time per step: 123 x (GEMM 2 + AllReduce 3 + attention 0.8) + AllGather 5 + sampler 2 = 720.4 us,
+  // of which 123 x 3 + 5 = 374 us collectives (the copy is no kernel).
+  CHECK(group(t, "decode", 3).comm_kernel_share == Approx(374.0 / 720.4));
   const std::vector<std::string> headline = trace_headline(t, 2);
   REQUIRE(headline.size() == 2);
   CHECK(
       headline[0] ==
-      "decode step at batch 3: 755.5 us (p50 of 24 steps over the ranks); communication 374.0 us = 49.5 % (exposed 312.5 us = 41.4 %): AllReduce 123 x 3.0 us, AllGather 1 x 5.0 us; GEMM 32.6 %, attention 13.0 %, norm/elementwise 0.3 %, memcpy/memset 0.3 %, GPU idle 12.5 %");
+      "decode step at batch 3: 755.5 us (p50 of 24 steps over 8 ranks); communication 374.0 us = 49.5 % of the wall, 51.9 % of kernel time (exposed 312.5 us = 41.4 % of the wall): AllReduce 123 x 3.0 us, AllGather 1 x 5.0 us; GEMM 32.6 %, attention 13.0 %, norm/elementwise 0.3 %, memcpy/memset 0.3 %, GPU idle 12.5 %");
 
   // The collectives as records: one communicator of 8 ranks, lined up across the skewed files.
   CaptureSettings settings;
@@ -405,6 +408,43 @@ TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, 
         KernelClass::communication, "AllReduce");
   check("void deep_ep::internode_ll::dispatch<false, 7168>(void*)", KernelClass::communication, "Dispatch");
   check("void deep_ep::intranode::combine<__nv_bfloat16, 8>(...)", KernelClass::communication, "Combine");
+  // Expert parallelism by what the kernel does, in any EP library's namespace: DeepSeek's own DeepEP build
+  // (the names of its DeepSeek-V3 training trace), DeepEP's low-latency and layout kernels, NCCL EP, UCCL-EP,
+  // pplx-kernels, TensorRT-LLM's MoE all-to-all.
+  check("void dpsk::ep::internode::notify_dispatch<false, 8, 4>(int const*, int*, int, int const*, int*)",
+        KernelClass::communication, "Dispatch");
+  check("void dpsk::ep::internode::dispatch<false, 8, 4, 2, 2048>(int4*, float*, long*, float*)",
+        KernelClass::communication, "Dispatch");
+  check("void dpsk::ep::internode::cached_notify<8>(int, int, int, int, int*, int*, int*, void*)",
+        KernelClass::communication, "Notify");
+  check("void dpsk::ep::internode::combine<__nv_bfloat16, 8, 4, 2048>(int4*, float*, bool const*)",
+        KernelClass::communication, "Combine");
+  check("void dpsk::ep::intranode::notify_dispatch<8>(int const*, int*, int, int const*, int*, int, int)",
+        KernelClass::communication, "Dispatch");
+  check("void dpsk::ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*)",
+        KernelClass::communication, "Dispatch");
+  check("void dpsk::ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int, int**, int)",
+        KernelClass::communication, "Combine");
+  check("void dpsk::ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*, int4 const*)",
+        KernelClass::communication, "Combine");
+  check("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int)",
+        KernelClass::moe_routing);
+  check("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*)",
+        KernelClass::moe_routing);
+  check("void deep_ep::intranode::cached_notify_dispatch<8>(int const*, int, void**, int**, int)",
+        KernelClass::communication, "Dispatch");
+  check("void nccl_ep::internode_ll::dispatch<true, 7168>(void*, float*, int*)", KernelClass::communication,
+        "Dispatch");
+  check("void uccl::internode::combine<__nv_bfloat16, 8>(int4*, float*)", KernelClass::communication,
+        "Combine");
+  check("ncclEpDispatchKernel", KernelClass::communication, "Dispatch");
+  check("void pplx::(anonymous namespace)::dispatchKernel<true>(int, unsigned long)",
+        KernelClass::communication, "Dispatch");
+  check("void tensorrt_llm::kernels::moe_a2a::moeA2ACombineKernel<__nv_bfloat16, 8>(...)",
+        KernelClass::communication, "Combine");
+  check("void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16>>(...)",
+        KernelClass::communication, "AllReduce");
+  check("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", KernelClass::communication, "Generic");
   check("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", KernelClass::gemm);
   check("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", KernelClass::gemm);
   check("void marlin_moe_wna16::Marlin<...>(...)", KernelClass::gemm);
@@ -471,6 +511,11 @@ TEST_CASE("step marks: vLLM's three forms, SGLang's, ProfilerStep") {
   m = mark("execute_context_1(512)_generation_7(7)");
   CHECK(m.phase == StepPhase::mixed);
   CHECK(m.batch == 8);
+  CHECK(m.tokens == 512 + 7);                                 // the groups' token counts
+  m = mark("execute_context_1(888_788544)_generation_0(0)");  // the vLLM B200 trace's one step
+  CHECK(m.phase == StepPhase::prefill);
+  CHECK(m.batch == 1);
+  CHECK(m.tokens == 888);
   m = mark("execute_new_0_cached_16");
   CHECK(m.phase == StepPhase::decode);
   CHECK(m.batch == 16);
