@@ -75,7 +75,8 @@ void print_summary(const CaptureResult& r, std::ostream& out) {
                        c.missing_rank_count == 0 ? "" : fmt::format(" ({} missing)", c.missing_rank_count),
                        c.joined_ops, c.sampling.verdict);
     if (c.step.found) {
-      out << fmt::format("; step: {}: {} decode steps", c.step.pattern_text, c.step.decode_steps);
+      out << fmt::format("; step: {}: {} {}", c.step.pattern_text, c.step.decode_steps,
+                         decode_steps_word(c.step));
       if (c.step.decode_comm_us) out << fmt::format(" (comm p50 {:.1f} us)", c.step.decode_comm_us->p50);
       out << fmt::format(", {} prefill", c.step.prefill_steps);
     } else if (c.coll_records > 0) {

@@ -154,6 +154,7 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
     const char phase = step.prefill ? 'p' : 'd';
     (step.prefill ? s.prefill_steps : s.decode_steps) += 1;
     if (step.partial) ++s.partial_steps;
+    if (step.phase_unknown) ++s.phase_unknown_steps;
     const auto us = static_cast<double>(step.comm_us);
     (step.prefill ? prefill_us : decode_us).push_back(us);
     SizeSamples& group = by_size[{step.bytes, phase_order(phase)}];

@@ -93,6 +93,7 @@ json step_json(const StepSummary& s) {
             {"model_allreduces_per_step", optional_json(s.model_allreduces_per_step)},
             {"matches_model", optional_json(s.matches_model)},
             {"decode_steps", s.decode_steps},
+            {"phase_unknown_steps", s.phase_unknown_steps},
             {"prefill_steps", s.prefill_steps},
             {"partial_steps", s.partial_steps},
             {"incomplete_segments", s.incomplete_segments},

@@ -48,6 +48,15 @@ std::string title_of(const CommunicatorResult& c) {
                                                : fmt::format("{} ({})", escaped(c.name), escaped(c.id));
 }
 
+}  // namespace
+
+std::string decode_steps_word(const StepSummary& s) {
+  return s.decode_steps > 0 && s.phase_unknown_steps == s.decode_steps ? "steps (phase unknown)"
+                                                                       : "decode steps";
+}
+
+namespace {
+
 // How the steps were cut: by the op that closes each, by --model's AllReduces per step, or as the trace's
 // timeline gave them.
 std::string step_cut_text(const StepSummary& s) {
@@ -80,9 +89,9 @@ void render_step(std::string& md, const StepSummary& s) {
         fmt::format(" The model config gives {} AllReduces per step ({}): {}.", *s.model_allreduces_per_step,
                     s.model_rule, *s.matches_model ? "the same" : "**different**");
   md += fmt::format(
-      "\n\n{} decode and {} prefill steps (prefill: above {} bytes per {}, {}); {} steps with a rank missing from some op; {} segments of another shape, {} broken by missing records, {} ops outside steps.\n\n",
-      s.decode_steps, s.prefill_steps, s.prefill_above_bytes, s.size_kind, s.prefill_rule, s.partial_steps,
-      s.other_segments, s.incomplete_segments, s.ops_outside_steps);
+      "\n\n{} {} and {} prefill steps (prefill: above {} bytes per {}, {}); {} steps with a rank missing from some op; {} segments of another shape, {} broken by missing records, {} ops outside steps.\n\n",
+      s.decode_steps, decode_steps_word(s), s.prefill_steps, s.prefill_above_bytes, s.size_kind,
+      s.prefill_rule, s.partial_steps, s.other_segments, s.incomplete_segments, s.ops_outside_steps);
   if (s.decode_comm_us)
     md += fmt::format(
         "Communication of one decode step (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, max {} us.\n\n",

@@ -84,6 +84,9 @@ struct StepSummary {
   std::string model_rule;
   std::optional<bool> matches_model;  // the step's AllReduces == the model's
   std::uint64_t decode_steps = 0, prefill_steps = 0, partial_steps = 0;
+  // Of decode_steps, those a trace gave without a phase (training ProfilerSteps, steps the timeline cut):
+  // where they are all of them, the words say "steps", never "decode".
+  std::uint64_t phase_unknown_steps = 0;
   std::uint64_t incomplete_segments = 0, other_segments = 0, ops_outside_steps = 0;
   std::vector<std::pair<std::string, std::uint64_t>> other_shapes;
   std::uint64_t prefill_above_bytes = 0;

@@ -336,6 +336,7 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
     // A trace's step whose mark gives its phase keeps it (mixed steps count as prefill).
     const char phase = comm.ops[comm.sequence[step.first]].phase;
     if (given && (phase == 'd' || phase == 'p' || phase == 'm')) step.prefill = phase != 'd';
+    step.phase_unknown = given && phase == '?' && !step.prefill;
   }
   if (given && std::any_of(d.steps.begin(), d.steps.end(), [&](const DetectedStep& s) {
         return comm.ops[comm.sequence[s.first]].phase != '?';

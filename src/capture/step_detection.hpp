@@ -37,6 +37,7 @@ struct DetectedStep {
   std::uint64_t bytes = 0;          // the step's size: its largest op of the dominant kind
   double comm_us = 0;               // sum of its ops' times (each the max over ranks)
   bool prefill = false;
+  bool phase_unknown = false;  // a trace's step whose mark (or batch) gives no phase: counted with decode
   bool partial = false;  // some op lacks a rank's record: its time is the max over the ranks that have it
 };
 
