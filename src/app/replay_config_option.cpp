@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "capture/captured_sequence.hpp"
+#include "capture/analysis/captured_sequence.hpp"
 #include "config/config_loader.hpp"
 #include "config/config_writer.hpp"
 #include "plan/decode_step_plan.hpp"

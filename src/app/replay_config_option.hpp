@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/capture_result.hpp"
+#include "capture/model/capture_result.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "capture/capture_inputs.hpp"
+#include "capture/readers/capture_inputs.hpp"
 #include "common/error.hpp"
 
 namespace k25 {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/trace_analysis.hpp"
+#include "capture/analysis/trace_analysis.hpp"
 
 namespace k25 {
 

@@ -11,12 +11,12 @@
 
 #include "../analysis/report_fixtures.hpp"
 #include "../analysis/temp_dir.hpp"
-#include "capture/capture_analysis.hpp"
-#include "capture/capture_csv.hpp"
-#include "capture/capture_markdown.hpp"
-#include "capture/inspector_reader.hpp"
-#include "capture/rank_join.hpp"
-#include "capture/replay_comparison.hpp"
+#include "capture/analysis/capture_analysis.hpp"
+#include "capture/analysis/rank_join.hpp"
+#include "capture/analysis/replay_comparison.hpp"
+#include "capture/readers/inspector_reader.hpp"
+#include "capture/render/capture_csv.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 

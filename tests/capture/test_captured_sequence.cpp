@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "capture/capture_analysis.hpp"
-#include "capture/captured_sequence.hpp"
-#include "capture/inspector_reader.hpp"
+#include "capture/analysis/capture_analysis.hpp"
+#include "capture/analysis/captured_sequence.hpp"
+#include "capture/readers/inspector_reader.hpp"
 #include "config/config_loader.hpp"
 
 using namespace k25;

@@ -22,9 +22,9 @@
 
 #include <fmt/format.h>
 
-#include "capture/capture_inputs.hpp"
-#include "capture/trace_analysis.hpp"
-#include "capture/trace_headline.hpp"
+#include "capture/analysis/trace_analysis.hpp"
+#include "capture/readers/capture_inputs.hpp"
+#include "capture/render/trace_headline.hpp"
 #include "common/error.hpp"
 
 using namespace k25;

@@ -9,14 +9,14 @@
 #include <string>
 
 #include "../analysis/temp_dir.hpp"
-#include "capture/capture_analysis.hpp"
-#include "capture/capture_inputs.hpp"
-#include "capture/intervals.hpp"
-#include "capture/kernel_classes.hpp"
-#include "capture/kineto_reader.hpp"
-#include "capture/step_marks.hpp"
-#include "capture/trace_analysis.hpp"
-#include "capture/trace_headline.hpp"
+#include "capture/analysis/capture_analysis.hpp"
+#include "capture/analysis/intervals.hpp"
+#include "capture/analysis/kernel_classes.hpp"
+#include "capture/analysis/trace_analysis.hpp"
+#include "capture/model/step_marks.hpp"
+#include "capture/readers/capture_inputs.hpp"
+#include "capture/readers/kineto_reader.hpp"
+#include "capture/render/trace_headline.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "capture/capture_analysis.hpp"
-#include "capture/capture_csv.hpp"
-#include "capture/capture_markdown.hpp"
-#include "capture/kineto_reader.hpp"
-#include "capture/trace_analysis.hpp"
+#include "capture/analysis/capture_analysis.hpp"
+#include "capture/analysis/trace_analysis.hpp"
+#include "capture/readers/kineto_reader.hpp"
+#include "capture/render/capture_csv.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "common/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,0 +1,148 @@
+// The kernel-class table: loading (yaml-cpp), and the first matching rule of a kernel name.
+#include "capture/analysis/kernel_classes.hpp"
+
+#include <array>
+#include <regex>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "common/error.hpp"
+#include "common/shared_files.hpp"
+
+namespace k25 {
+namespace {
+
+// Names are matched on their first characters only: the pattern sits near the start, and std::regex's
+// recursion must stay bounded on the longest template names.
+constexpr std::size_t kMatchedLength = 1024;
+
+// A literal, or the text of group N of the match for "$N".
+std::string expand(const std::string& spec, const std::cmatch& match) {
+  if (spec.size() == 2 && spec[0] == '$' && spec[1] >= '1' && spec[1] <= '9') {
+    const auto group = static_cast<std::size_t>(spec[1] - '0');
+    return group < match.size() && match[group].matched ? match[group].str() : std::string();
+  }
+  return spec;
+}
+
+}  // namespace
+
+const KernelClassInfo& kernel_class_info(KernelClass id) {
+  return kKernelClasses[static_cast<std::size_t>(id)];
+}
+
+std::string shipped_kernel_class_table() {
+  return first_existing_file(shared_file_lookup("data/kernel-classes.yaml")).string();
+}
+
+std::string c10d_collective_kind(std::string_view collective) {
+  const auto has = [&](std::string_view part) { return collective.find(part) != std::string_view::npos; };
+  // Most specific first: "reduce_scatter" holds "scatter", "allgather" holds "gather".
+  static const std::array<std::pair<std::array<std::string_view, 2>, const char*>, 10> kKinds = {{
+      {{"allreduce", "all_reduce"}, "AllReduce"},
+      {{"reduce_scatter", "reducescatter"}, "ReduceScatter"},
+      {{"allgather", "all_gather"}, "AllGather"},
+      {{"alltoall", "all_to_all"}, "AllToAll"},
+      {{"broadcast", "broadcast"}, "Broadcast"},
+      {{"send", "recv"}, "SendRecv"},
+      {{"reduce", "reduce"}, "Reduce"},
+      {{"gather", "gather"}, "Gather"},
+      {{"scatter", "scatter"}, "Scatter"},
+      {{"barrier", "barrier"}, "Barrier"},
+  }};
+  for (const auto& [parts, kind] : kKinds)
+    if (has(parts[0]) || has(parts[1])) return kind;
+  return "";
+}
+
+bool kind_says_nothing(std::string_view kind) {
+  return kind.empty() || kind == "Generic" || kind == "NCCL" || kind == "unknown";
+}
+
+// Rule is Impl's own (not in the anonymous namespace): Impl has external linkage.
+struct KernelClassifier::Impl {
+  struct Rule {
+    std::regex pattern;
+    KernelClass cls = KernelClass::unclassified;
+    std::string kind, dtype;  // literal, or "$N"
+  };
+  std::vector<Rule> rules;
+  std::vector<std::string> tables;
+};
+
+KernelClassifier::KernelClassifier(const std::vector<std::string>& tables) : impl_(std::make_unique<Impl>()) {
+  for (const std::string& path : tables) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+      throw UsageError(fmt::format("{}: cannot read the kernel-class table", path));
+    } catch (const YAML::Exception& e) {
+      throw UsageError(fmt::format("{}:{}: not a kernel-class table: {}", path, e.mark.line + 1, e.msg));
+    }
+    const YAML::Node rules = root.IsMap() ? root["rules"] : YAML::Node();
+    if (!rules || !rules.IsSequence())
+      throw UsageError(fmt::format("{}: not a kernel-class table: a top-level 'rules' list expected", path));
+    for (const YAML::Node& entry : rules) {
+      const std::string where = fmt::format("{}:{}", path, entry.Mark().line + 1);
+      if (!entry.IsMap() || !entry["match"] || !entry["class"])
+        throw UsageError(fmt::format("{}: a rule needs 'match' and 'class'", where));
+      Impl::Rule rule;
+      try {
+        for (const auto& item : entry) {
+          const std::string key = item.first.as<std::string>();
+          if (key != "match" && key != "class" && key != "kind" && key != "dtype" && key != "ignore_case")
+            throw UsageError(
+                fmt::format("{}: unknown key '{}' (match, class, kind, dtype, ignore_case)", where, key));
+        }
+        const std::string cls = entry["class"].as<std::string>();
+        const auto info = std::find_if(kKernelClasses.begin(), kKernelClasses.end(),
+                                       [&](const KernelClassInfo& c) { return cls == c.key; });
+        if (info == kKernelClasses.end() || info->id == KernelClass::unclassified) {
+          std::string known;
+          for (const KernelClassInfo& c : kKernelClasses)
+            if (c.id != KernelClass::unclassified)
+              known += fmt::format("{}{}", known.empty() ? "" : ", ", c.key);
+          throw UsageError(fmt::format("{}: unknown class '{}' ({})", where, cls, known));
+        }
+        rule.cls = info->id;
+        if (entry["kind"]) rule.kind = entry["kind"].as<std::string>();
+        if (entry["dtype"]) rule.dtype = entry["dtype"].as<std::string>();
+        auto flags = std::regex::ECMAScript | std::regex::optimize;
+        if (entry["ignore_case"] && entry["ignore_case"].as<bool>()) flags |= std::regex::icase;
+        rule.pattern = std::regex(entry["match"].as<std::string>(), flags);
+      } catch (const std::regex_error& e) {
+        throw UsageError(fmt::format("{}: bad pattern: {}", where, e.what()));
+      } catch (const YAML::Exception& e) {
+        throw UsageError(fmt::format("{}: {}", where, e.msg));
+      }
+      impl_->rules.push_back(std::move(rule));
+    }
+    impl_->tables.push_back(path);
+  }
+}
+
+KernelClassifier::~KernelClassifier() = default;
+KernelClassifier::KernelClassifier(KernelClassifier&&) noexcept = default;
+KernelClassifier& KernelClassifier::operator=(KernelClassifier&&) noexcept = default;
+
+KernelClassification KernelClassifier::classify(std::string_view kernel_name) const {
+  const std::string_view text = kernel_name.substr(0, kMatchedLength);
+  std::cmatch match;
+  for (const Impl::Rule& rule : impl_->rules) {
+    if (!std::regex_search(text.data(), text.data() + text.size(), match, rule.pattern)) continue;
+    return {rule.cls, expand(rule.kind, match), expand(rule.dtype, match)};
+  }
+  return {};
+}
+
+const std::vector<std::string>& KernelClassifier::tables() const {
+  return impl_->tables;
+}
+
+std::size_t KernelClassifier::rules() const {
+  return impl_->rules.size();
+}
+
+}  // namespace k25

@@ -1,0 +1,159 @@
+// Telling each input file's format by content and reading it with its reader.
+#include "capture/readers/capture_inputs.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "capture/analysis/trace_analysis.hpp"
+#include "capture/readers/file_bytes.hpp"
+#include "capture/readers/inspector_reader.hpp"
+#include "capture/readers/kineto_reader.hpp"
+#include "capture/readers/nsys_reader.hpp"
+#include "common/error.hpp"
+
+namespace k25 {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::size_t kHeadBytes = 64 * 1024;
+
+std::uint16_t remap(std::vector<std::string>& names, const std::string& name) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<std::uint16_t>(it - names.begin());
+  names.push_back(name);
+  return static_cast<std::uint16_t>(names.size() - 1);
+}
+
+}  // namespace
+
+InputFormat sniff_format(const std::string& path) {
+  const std::string head = file_head(path, kHeadBytes);
+  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::nsys;
+  std::size_t begin = head.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  while (begin < head.size() && std::isspace(static_cast<unsigned char>(head[begin]))) ++begin;
+  if (begin >= head.size() || head[begin] != '{') return InputFormat::unknown;
+  const std::string_view first_line = std::string_view(head).substr(begin, head.find('\n', begin) - begin);
+  if (first_line.find("\"inspector_output_format_version\"") != std::string_view::npos ||
+      first_line.starts_with("{\"header\":"))
+    return InputFormat::inspector;
+  for (const char* key :
+       {"\"traceEvents\"", "\"schemaVersion\"", "\"displayTimeUnit\"", "\"distributedInfo\""})
+    if (head.find(key) != std::string::npos) return InputFormat::kineto;
+  return InputFormat::json;
+}
+
+void append_records(InspectorCapture& into, InspectorCapture&& part) {
+  const std::size_t file_offset = into.files.size();
+  const auto stream_offset = static_cast<std::uint32_t>(into.streams.size());
+  for (InputFile& f : part.files) into.files.push_back(std::move(f));
+  for (RankStream& s : part.streams) {
+    s.file += file_offset;
+    into.streams.push_back(std::move(s));
+  }
+  std::vector<std::uint16_t> kind_map, source_map;
+  for (const std::string& k : part.kinds) kind_map.push_back(remap(into.kinds, k));
+  for (const std::string& t : part.timing_sources) source_map.push_back(remap(into.timing_sources, t));
+  into.ops.reserve(into.ops.size() + part.ops.size());
+  for (OpRecord op : part.ops) {
+    op.stream += stream_offset;
+    op.kind = kind_map[op.kind];
+    op.timing_source = static_cast<std::uint8_t>(source_map[op.timing_source]);
+    into.ops.push_back(op);
+  }
+  for (std::string& note : part.notes) into.notes.push_back(std::move(note));
+}
+
+CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
+  // Every file with its format and whether it came from a folder, in the order given (a folder's in name
+  // order).
+  struct Input {
+    std::string path;
+    InputFormat format;
+    bool in_folder;
+  };
+  std::vector<Input> files;
+  std::vector<std::string> notes;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) throw UsageError(fmt::format("{}: no such file or directory", path));
+    if (!fs::is_directory(status)) {
+      // A pipe, <(...) or /dev/stdin: read whole twice (format, then content), which a stream cannot give.
+      if (!fs::is_regular_file(status))
+        throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
+      const InputFormat format = sniff_format(path);
+      if (format == InputFormat::unknown)
+        throw UsageError(fmt::format(
+            "{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export",
+            path));
+      files.push_back({path, format == InputFormat::json ? InputFormat::kineto : format, false});
+      continue;
+    }
+    std::vector<std::string> entries;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.is_regular_file(ec)) entries.push_back(entry.path().string());
+    if (ec) throw UsageError(fmt::format("{}: cannot list: {}", path, ec.message()));
+    std::sort(entries.begin(), entries.end());
+    std::size_t taken = 0;
+    for (const std::string& entry : entries) {
+      const InputFormat format = sniff_format(entry);
+      if (format == InputFormat::unknown || format == InputFormat::json) {
+        notes.push_back(
+            fmt::format("skipped {}: not an Inspector log, a profiler trace or an nsys export", entry));
+        continue;
+      }
+      files.push_back({entry, format, true});
+      ++taken;
+    }
+    if (taken == 0)
+      throw UsageError(fmt::format(
+          "{}: no Inspector logs, profiler traces or Nsight Systems exports in this directory", path));
+  }
+
+  CaptureInputs inputs;
+  // Room for every trace's GPU activities at once (a few hundred bytes of JSON each): the vector never grows
+  // by copying the activities already read.
+  std::uint64_t trace_bytes = 0;
+  for (const Input& input : files)
+    if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
+  inputs.trace.activities.reserve(
+      static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
+  InspectorReader inspector;
+  bool any_inspector = false;
+  std::unique_ptr<KinetoReader> kineto;
+  for (const Input& input : files) {
+    try {
+      switch (input.format) {
+        case InputFormat::inspector:
+          inspector.add_path(input.path);
+          any_inspector = true;
+          break;
+        case InputFormat::kineto:
+          if (!kineto) kineto = std::make_unique<KinetoReader>();
+          kineto->read_file(input.path, inputs.trace);
+          break;
+        case InputFormat::nsys:
+          append_trace(inputs.trace, read_nsys_file(input.path));
+          break;
+        case InputFormat::json:
+        case InputFormat::unknown:
+          break;
+      }
+    } catch (const TraceWithoutGpuEvents& e) {
+      // A host-only trace beside the ranks' (vLLM's frontend writes one into the same folder).
+      if (!input.in_folder) throw;
+      notes.push_back(fmt::format("skipped {}", e.what()));
+    }
+  }
+  if (!any_inspector && inputs.trace.empty())
+    throw UsageError(fmt::format("{}: no trace with GPU events among the inputs", fmt::join(paths, ", ")));
+  if (any_inspector) inputs.inspector = inspector.finish();
+  for (std::string& note : notes) inputs.inspector.notes.push_back(std::move(note));
+  if (!inputs.trace.empty()) check_trace_runs(inputs.trace);
+  return inputs;
+}
+
+}  // namespace k25

@@ -1,0 +1,38 @@
+// Reads PyTorch profiler (Kineto) traces, JSON plain or gzip, one file at a time (never a whole run in one
+// document): kernels, copies and sets per (device, stream), the host calls that launched them, c10d's sizes
+// on collective kernels, and the engine's step marks.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "capture/model/trace_model.hpp"
+
+namespace k25 {
+
+class KinetoReader {
+ public:
+  KinetoReader();
+  ~KinetoReader();
+  KinetoReader(const KinetoReader&) = delete;
+  KinetoReader& operator=(const KinetoReader&) = delete;
+
+  // One trace file. Both timestamp styles (microseconds with three decimals relative to baseTimeNanoseconds,
+  // integer microseconds since the epoch), legacy categories (Kernel, Runtime, Memcpy, Memset). The rank from
+  // distributedInfo, else the file name (vLLM's -rank-N., SGLang's -TP-N), else the device. A file cut short
+  // (a trace still being written) gives its whole events and says where it was cut. Throws UsageError naming
+  // the file for JSON that is not a profiler trace, a trace without GPU events (TraceWithoutGpuEvents, `into`
+  // left as it was), or unreadable data. Appends to `into` (its names, ranks, activities, marks, files): a
+  // run's files are read one after the other into one capture, the text buffer and the parser's reused.
+  void read_file(const std::string& path, TraceCapture& into);
+
+  // The same for text in memory (tests, fuzzing); `name` names it in messages and gives the rank by name.
+  TraceCapture read_text(std::string_view text, const std::string& name);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace k25
