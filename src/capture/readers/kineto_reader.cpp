@@ -221,32 +221,19 @@ element KinetoReader::Impl::parse_or_repair(FileBytes& bytes, const std::string&
       fmt::format("{}: not a profiler trace: {} (JSON expected)", name, simdjson::error_message(error)));
 }
 
-void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCapture& capture) {
-  const std::size_t file_index = capture.files.size(), first_rank = capture.ranks.size();
-  const std::size_t first_activity = capture.activities.size(), first_mark = capture.marks.size();
-  capture.files.emplace_back();
-  TraceFile& file = capture.files.back();
-  file.path = name;
-  file.format = "kineto";
-  const std::string gzip_cut = bytes.cut ? bytes.cut_reason : "";
-  element root = parse_or_repair(bytes, name, file);
-  if (!gzip_cut.empty()) {  // the gzip stream ended early, and the JSON with it (where it was repaired)
-    file.cut = true;
-    file.cut_reason = file.cut_reason.empty() ? gzip_cut : gzip_cut + "; " + file.cut_reason;
-  }
-  object top;
-  element events_value;
-  simdjson::dom::array events;
-  if (root.get_object().get(top) != simdjson::SUCCESS ||
-      top["traceEvents"].get(events_value) != simdjson::SUCCESS ||
-      events_value.get_array().get(events) != simdjson::SUCCESS)
-    throw UsageError(fmt::format(
-        "{}: JSON, but neither a profiler trace (no traceEvents array) nor NCCL Inspector output", name));
+namespace {
 
-  // The run's facts: distributedInfo (top level, or under metadata in some writers) and the base time.
-  TraceRank facts;
-  facts.file = file_index;
+// The run's facts of one file: distributedInfo (top level, or under metadata in some writers) and the base
+// time its timestamps are relative to.
+struct FileFacts {
+  TraceRank rank;  // the facts every rank of the file shares
   std::optional<int> info_rank;
+  std::int64_t base_ns = 0;
+};
+
+FileFacts file_facts(object top, std::size_t file_index, TraceFile& file) {
+  FileFacts facts;
+  facts.rank.file = file_index;
   element info;
   object metadata, info_obj;
   const bool has_info = top["distributedInfo"].get(info) == simdjson::SUCCESS ||
@@ -255,201 +242,217 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
   if (has_info && info.get_object().get(info_obj) == simdjson::SUCCESS) {
     element v;
     if (info_obj["rank"].get(v) == simdjson::SUCCESS)
-      if (const auto r = integer(v); r && *r >= 0 && *r < (1 << 24)) info_rank = static_cast<int>(*r);
+      if (const auto r = integer(v); r && *r >= 0 && *r < (1 << 24)) facts.info_rank = static_cast<int>(*r);
     if (info_obj["world_size"].get(v) == simdjson::SUCCESS)
-      if (const auto w = integer(v); w && *w > 0 && *w < (1 << 24)) facts.world_size = static_cast<int>(*w);
-    if (info_obj["backend"].get(v) == simdjson::SUCCESS) facts.backend = std::string(string_or_empty(v));
+      if (const auto w = integer(v); w && *w > 0 && *w < (1 << 24))
+        facts.rank.world_size = static_cast<int>(*w);
+    if (info_obj["backend"].get(v) == simdjson::SUCCESS) facts.rank.backend = std::string(string_or_empty(v));
     if (info_obj["nccl_version"].get(v) == simdjson::SUCCESS)
-      facts.nccl_version = std::string(string_or_empty(v));
+      facts.rank.nccl_version = std::string(string_or_empty(v));
   }
-  std::int64_t base_ns = 0;
   element base;
   if (top["baseTimeNanoseconds"].get(base) == simdjson::SUCCESS) {
-    if (const auto b = integer(base); b && *b > 0 && *b < INT64_MAX / 2) base_ns = *b;
+    if (const auto b = integer(base); b && *b > 0 && *b < INT64_MAX / 2) facts.base_ns = *b;
   } else if (file.cut) {
-    facts.absolute_clock = false;
+    facts.rank.absolute_clock = false;
     file.notes.push_back(
         "no baseTimeNanoseconds (cut off): if its times are relative to it, they are this file's own and are not joined with other ranks'");
   }
+  return facts;
+}
 
-  // Events. GPU activities per device (a rank each); host launches and marks to find the marks' windows.
-  std::map<std::int64_t, std::uint32_t> rank_of_device;
-  std::vector<std::uint64_t> correlation_of;
-  std::vector<HostLaunch> launches;
-  std::vector<HostMark> host_marks;
-  std::unordered_set<std::uint64_t> graph_correlations;
-  std::vector<StepMark> gpu_marks;
-  std::vector<std::int64_t> gpu_mark_device;
-  const auto rank_for = [&](std::int64_t device) {
-    const auto found = rank_of_device.find(device);
-    if (found != rank_of_device.end()) return found->second;
-    const auto index = static_cast<std::uint32_t>(capture.ranks.size());
-    TraceRank rank = facts;
-    rank.device = static_cast<int>(std::clamp<std::int64_t>(device, -1, 1 << 24));
-    capture.ranks.push_back(std::move(rank));
-    rank_of_device.emplace(device, index);
-    return index;
-  };
-  const auto thread_of = [](const std::optional<element>& pid, const std::optional<element>& tid) {
-    const auto hash = [](const std::optional<element>& v) -> std::uint64_t {
-      if (!v) return 0;
-      if (const auto i = integer(*v)) return static_cast<std::uint64_t>(*i);
-      return std::hash<std::string_view>{}(string_or_empty(*v));
-    };
-    return hash(pid) * 0x9E3779B97F4A7C15ULL ^ hash(tid);
-  };
-  const auto number_of = [](const std::optional<element>& v, std::int64_t otherwise) {
-    return v ? integer(*v).value_or(otherwise) : otherwise;
-  };
+// The fields of one event the model needs.
+struct RawEvent {
+  std::string_view ph, cat, name;
+  std::optional<element> pid, tid;
+  element ts, dur, args;
+  bool has_ts = false, has_dur = false, has_args = false;
+};
 
-  for (const element event : events) {
-    ++file.events;
-    object ev;
-    if (event.get_object().get(ev) != simdjson::SUCCESS) continue;
-    std::string_view ph, cat, event_name;
-    std::optional<element> pid, tid;
-    element ts, dur, args;
-    bool has_ts = false, has_dur = false, has_args = false;
-    for (const auto field : ev) {
-      const std::string_view key = field.key;
-      if (key.size() < 2 || key.size() > 4) continue;
-      if (key == "ph") {
-        ph = string_or_empty(field.value);
-      } else if (key == "cat") {
-        cat = string_or_empty(field.value);
-      } else if (key == "name") {
-        event_name = string_or_empty(field.value);
-      } else if (key == "pid") {
-        pid = field.value;
-      } else if (key == "tid") {
-        tid = field.value;
-      } else if (key == "ts") {
-        ts = field.value;
-        has_ts = true;
-      } else if (key == "dur") {
-        dur = field.value;
-        has_dur = true;
-      } else if (key == "args") {
-        args = field.value;
-        has_args = true;
-      }
+RawEvent raw_event(object ev) {
+  RawEvent e;
+  for (const auto field : ev) {
+    const std::string_view key = field.key;
+    if (key.size() < 2 || key.size() > 4) continue;
+    if (key == "ph") {
+      e.ph = string_or_empty(field.value);
+    } else if (key == "cat") {
+      e.cat = string_or_empty(field.value);
+    } else if (key == "name") {
+      e.name = string_or_empty(field.value);
+    } else if (key == "pid") {
+      e.pid = field.value;
+    } else if (key == "tid") {
+      e.tid = field.value;
+    } else if (key == "ts") {
+      e.ts = field.value;
+      e.has_ts = true;
+    } else if (key == "dur") {
+      e.dur = field.value;
+      e.has_dur = true;
+    } else if (key == "args") {
+      e.args = field.value;
+      e.has_args = true;
     }
-    if (ph != "X" || !has_ts) continue;
-    const EventKind kind = kind_of(cat);
-    if (kind == EventKind::other) continue;
-    const auto start = nanoseconds(ts);
-    if (!start) continue;
-    const std::int64_t start_ns = base_ns + *start;
-    std::int64_t dur_ns = 0;
-    if (has_dur) {
-      const auto d = nanoseconds(dur);
-      if (!d || *d < 0) continue;
-      dur_ns = *d;
-    }
-    const EventArgs a = has_args ? read_args(args) : EventArgs{};
+  }
+  return e;
+}
+
+std::uint64_t thread_of(const std::optional<element>& pid, const std::optional<element>& tid) {
+  const auto hash = [](const std::optional<element>& v) -> std::uint64_t {
+    if (!v) return 0;
+    if (const auto i = integer(*v)) return static_cast<std::uint64_t>(*i);
+    return std::hash<std::string_view>{}(string_or_empty(*v));
+  };
+  return hash(pid) * 0x9E3779B97F4A7C15ULL ^ hash(tid);
+}
+
+std::int64_t number_of(const std::optional<element>& v, std::int64_t otherwise) {
+  return v ? integer(*v).value_or(otherwise) : otherwise;
+}
+
+// One file's events into the capture: GPU activities per device (a rank each); host launches and marks kept
+// to find the marks' windows and the launch modes once the file is read.
+class FileEvents {
+ public:
+  FileEvents(TraceCapture& capture, TraceFile& file, const FileFacts& facts)
+      : capture_(capture),
+        file_(file),
+        facts_(facts),
+        first_activity_(capture.activities.size()),
+        first_mark_(capture.marks.size()) {}
+
+  void add(const RawEvent& e, EventKind kind, std::int64_t start_ns, std::int64_t dur_ns) {
+    const EventArgs a = e.has_args ? read_args(e.args) : EventArgs{};
     switch (kind) {
       case EventKind::kernel:
       case EventKind::memcpy:
-      case EventKind::memset: {
-        GpuActivity activity;
-        activity.start_ns = start_ns;
-        activity.end_ns = start_ns + dur_ns;
-        activity.type = kind == EventKind::kernel   ? GpuActivityType::kernel
-                        : kind == EventKind::memcpy ? GpuActivityType::memcpy
-                                                    : GpuActivityType::memset;
-        const std::int64_t device = a.device ? *a.device : number_of(pid, -1);
-        activity.rank = rank_for(device);
-        activity.stream = static_cast<std::uint32_t>(a.stream ? *a.stream : number_of(tid, 0));
-        activity.name = capture.names.intern(event_name);
-        if (a.graph) activity.launch = LaunchMode::graph;
-        if (kind == EventKind::kernel) {
-          ++file.kernels;
-          activity.bytes = c10d_bytes(a);
-          if (!a.dtype.empty()) activity.dtype = capture.names.intern(a.dtype);
-          if (!a.collective.empty()) activity.collective = capture.names.intern(a.collective);
-        } else {
-          ++file.copies;
-        }
-        capture.activities.push_back(activity);
-        correlation_of.push_back(a.correlation ? static_cast<std::uint64_t>(*a.correlation) : 0);
+      case EventKind::memset:
+        add_activity(e, kind, a, start_ns, dur_ns);
         break;
-      }
       case EventKind::launch:
-        if (!a.correlation || *a.correlation == 0) break;
-        launches.push_back({thread_of(pid, tid), start_ns, static_cast<std::uint64_t>(*a.correlation)});
-        if (event_name.find("GraphLaunch") != std::string_view::npos) {
-          ++file.graph_launches;
-          graph_correlations.insert(static_cast<std::uint64_t>(*a.correlation));
-        }
+        add_launch(e, a, start_ns);
         break;
       case EventKind::host_annotation:
-        if (!may_be_step_mark(event_name) || !parse_step_mark(event_name)) break;
-        {
-          HostMark mark;
-          mark.thread = thread_of(pid, tid);
-          mark.mark.name = capture.names.intern(event_name);
-          mark.mark.host_start_ns = start_ns;
-          mark.mark.host_end_ns = start_ns + dur_ns;
-          host_marks.push_back(mark);
-        }
-        break;
       case EventKind::gpu_annotation:
-        if (!may_be_step_mark(event_name) || !parse_step_mark(event_name)) break;
-        {
-          StepMark mark;
-          mark.name = capture.names.intern(event_name);
-          mark.gpu_side = true;
-          mark.has_window = true;
-          mark.gpu_start_ns = start_ns;
-          mark.gpu_end_ns = start_ns + dur_ns;
-          gpu_marks.push_back(mark);
-          gpu_mark_device.push_back(a.device ? *a.device : number_of(pid, -1));
-        }
+        if (may_be_step_mark(e.name) && parse_step_mark(e.name)) add_mark(e, kind, a, start_ns, dur_ns);
         break;
       case EventKind::other:
         break;
     }
   }
 
-  if (capture.activities.size() == first_activity) {
-    const std::string message =
-        file.cut ? fmt::format("{}: no whole GPU event before the file is cut ({})", name, file.cut_reason)
-                 : fmt::format(
-                       "{}: a profiler trace without GPU events (no kernel, memcpy or memset): "
-                       "profile with ProfilerActivity.CUDA",
-                       name);
-    capture.files.pop_back();  // the capture is as it was (a folder skips such a file)
-    capture.ranks.resize(first_rank);
-    capture.marks.resize(first_mark);
-    throw TraceWithoutGpuEvents(message);
+  bool any_activity() const { return capture_.activities.size() > first_activity_; }
+
+  // Launch modes, launch times and the marks' windows.
+  void finish() {
+    set_launch_modes();
+    set_launch_times(launches_, capture_.activities, first_activity_, correlation_of_);
+    // GPU-side spans give their host mark its window where it has none, never a step of their own.
+    resolve_step_marks(host_marks_, launches_, capture_.activities, first_activity_, correlation_of_,
+                       capture_.marks);
+    for (std::size_t m = 0; m < gpu_marks_.size(); ++m) gpu_marks_[m].rank = rank_for(gpu_mark_device_[m]);
+    file_.step_marks = attach_gpu_spans(gpu_marks_, capture_.marks, first_mark_);
   }
 
-  // Launch modes: a kernel whose correlation is a graph launch's was replayed by a CUDA graph; with host
-  // launches in the trace every other kernel was launched on its own.
-  const bool launches_seen = !launches.empty();
-  for (std::size_t i = first_activity; i < capture.activities.size(); ++i) {
-    GpuActivity& activity = capture.activities[i];
-    if (activity.launch == LaunchMode::graph) continue;
-    if (graph_correlations.contains(correlation_of[i - first_activity]))
-      activity.launch = LaunchMode::graph;
-    else if (launches_seen && activity.type == GpuActivityType::kernel)
-      activity.launch = LaunchMode::eager;
+ private:
+  std::uint32_t rank_for(std::int64_t device) {
+    const auto found = rank_of_device_.find(device);
+    if (found != rank_of_device_.end()) return found->second;
+    const auto index = static_cast<std::uint32_t>(capture_.ranks.size());
+    TraceRank rank = facts_.rank;
+    rank.device = static_cast<int>(std::clamp<std::int64_t>(device, -1, 1 << 24));
+    capture_.ranks.push_back(std::move(rank));
+    rank_of_device_.emplace(device, index);
+    return index;
   }
 
-  set_launch_times(launches, capture.activities, first_activity, correlation_of);
-  // Step marks: host marks get the window of what they launched (and the rank of its device).
-  // GPU-side spans give their host mark its window where it has none, never a step of their own.
-  resolve_step_marks(host_marks, launches, capture.activities, first_activity, correlation_of, capture.marks);
-  for (std::size_t m = 0; m < gpu_marks.size(); ++m) gpu_marks[m].rank = rank_for(gpu_mark_device[m]);
-  file.step_marks = attach_gpu_spans(gpu_marks, capture.marks, first_mark);
+  void add_activity(const RawEvent& e, EventKind kind, const EventArgs& a, std::int64_t start_ns,
+                    std::int64_t dur_ns) {
+    GpuActivity activity;
+    activity.start_ns = start_ns;
+    activity.end_ns = start_ns + dur_ns;
+    activity.type = kind == EventKind::kernel   ? GpuActivityType::kernel
+                    : kind == EventKind::memcpy ? GpuActivityType::memcpy
+                                                : GpuActivityType::memset;
+    activity.rank = rank_for(a.device ? *a.device : number_of(e.pid, -1));
+    activity.stream = static_cast<std::uint32_t>(a.stream ? *a.stream : number_of(e.tid, 0));
+    activity.name = capture_.names.intern(e.name);
+    if (a.graph) activity.launch = LaunchMode::graph;
+    if (kind == EventKind::kernel) {
+      ++file_.kernels;
+      activity.bytes = c10d_bytes(a);
+      if (!a.dtype.empty()) activity.dtype = capture_.names.intern(a.dtype);
+      if (!a.collective.empty()) activity.collective = capture_.names.intern(a.collective);
+    } else {
+      ++file_.copies;
+    }
+    capture_.activities.push_back(activity);
+    correlation_of_.push_back(a.correlation ? static_cast<std::uint64_t>(*a.correlation) : 0);
+  }
 
-  // Rank numbers: distributedInfo, else the file name, else the device.
+  void add_launch(const RawEvent& e, const EventArgs& a, std::int64_t start_ns) {
+    if (!a.correlation || *a.correlation == 0) return;
+    launches_.push_back({thread_of(e.pid, e.tid), start_ns, static_cast<std::uint64_t>(*a.correlation)});
+    if (e.name.find("GraphLaunch") == std::string_view::npos) return;
+    ++file_.graph_launches;
+    graph_correlations_.insert(static_cast<std::uint64_t>(*a.correlation));
+  }
+
+  void add_mark(const RawEvent& e, EventKind kind, const EventArgs& a, std::int64_t start_ns,
+                std::int64_t dur_ns) {
+    StepMark mark;
+    mark.name = capture_.names.intern(e.name);
+    if (kind == EventKind::host_annotation) {
+      mark.host_start_ns = start_ns;
+      mark.host_end_ns = start_ns + dur_ns;
+      host_marks_.push_back({thread_of(e.pid, e.tid), mark});
+      return;
+    }
+    mark.gpu_side = true;
+    mark.has_window = true;
+    mark.gpu_start_ns = start_ns;
+    mark.gpu_end_ns = start_ns + dur_ns;
+    gpu_marks_.push_back(mark);
+    gpu_mark_device_.push_back(a.device ? *a.device : number_of(e.pid, -1));
+  }
+
+  // A kernel whose correlation is a graph launch's was replayed by a CUDA graph; with host launches in the
+  // trace every other kernel was launched on its own.
+  void set_launch_modes() {
+    const bool launches_seen = !launches_.empty();
+    for (std::size_t i = first_activity_; i < capture_.activities.size(); ++i) {
+      GpuActivity& activity = capture_.activities[i];
+      if (activity.launch == LaunchMode::graph) continue;
+      if (graph_correlations_.contains(correlation_of_[i - first_activity_]))
+        activity.launch = LaunchMode::graph;
+      else if (launches_seen && activity.type == GpuActivityType::kernel)
+        activity.launch = LaunchMode::eager;
+    }
+  }
+
+  TraceCapture& capture_;
+  TraceFile& file_;
+  const FileFacts& facts_;
+  const std::size_t first_activity_, first_mark_;
+  std::map<std::int64_t, std::uint32_t> rank_of_device_;
+  std::vector<std::uint64_t> correlation_of_;
+  std::vector<HostLaunch> launches_;
+  std::vector<HostMark> host_marks_;
+  std::unordered_set<std::uint64_t> graph_correlations_;
+  std::vector<StepMark> gpu_marks_;
+  std::vector<std::int64_t> gpu_mark_device_;
+};
+
+// Rank numbers: distributedInfo, else the file name, else the device.
+void number_ranks(TraceCapture& capture, std::size_t first_rank, const FileFacts& facts,
+                  const std::string& name, TraceFile& file) {
   const std::optional<int> by_name = rank_from_name(name);
   const std::size_t ranks = capture.ranks.size() - first_rank;
   for (std::size_t r = first_rank; r < capture.ranks.size(); ++r) {
     TraceRank& rank = capture.ranks[r];
-    if (ranks == 1 && info_rank) {
-      rank.rank = *info_rank;
+    if (ranks == 1 && facts.info_rank) {
+      rank.rank = *facts.info_rank;
       rank.rank_source = "distributedInfo";
     } else if (ranks == 1 && by_name) {
       rank.rank = *by_name;
@@ -463,6 +466,76 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
   if (ranks > 1)
     file.notes.push_back(fmt::format(
         "GPU events on {} devices: each device is taken as a rank, numbered by its device", ranks));
+}
+
+// The events array of a trace's top-level object; throws where there is none.
+simdjson::dom::array trace_events(element root, object& top, const std::string& name) {
+  element events_value;
+  simdjson::dom::array events;
+  if (root.get_object().get(top) != simdjson::SUCCESS ||
+      top["traceEvents"].get(events_value) != simdjson::SUCCESS ||
+      events_value.get_array().get(events) != simdjson::SUCCESS)
+    throw UsageError(fmt::format(
+        "{}: JSON, but neither a profiler trace (no traceEvents array) nor NCCL Inspector output", name));
+  return events;
+}
+
+// Every complete event ("X") of a kind the model takes, with its times, into `into`.
+void read_events(simdjson::dom::array events, std::int64_t base_ns, TraceFile& file, FileEvents& into) {
+  for (const element event : events) {
+    ++file.events;
+    object ev;
+    if (event.get_object().get(ev) != simdjson::SUCCESS) continue;
+    const RawEvent e = raw_event(ev);
+    if (e.ph != "X" || !e.has_ts) continue;
+    const EventKind kind = kind_of(e.cat);
+    if (kind == EventKind::other) continue;
+    const auto start = nanoseconds(e.ts);
+    if (!start) continue;
+    std::int64_t dur_ns = 0;
+    if (e.has_dur) {
+      const auto d = nanoseconds(e.dur);
+      if (!d || *d < 0) continue;
+      dur_ns = *d;
+    }
+    into.add(e, kind, base_ns + *start, dur_ns);
+  }
+}
+
+}  // namespace
+
+void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCapture& capture) {
+  const std::size_t file_index = capture.files.size(), first_rank = capture.ranks.size();
+  const std::size_t first_mark = capture.marks.size();
+  capture.files.emplace_back();
+  TraceFile& file = capture.files.back();
+  file.path = name;
+  file.format = "kineto";
+  const std::string gzip_cut = bytes.cut ? bytes.cut_reason : "";
+  element root = parse_or_repair(bytes, name, file);
+  if (!gzip_cut.empty()) {  // the gzip stream ended early, and the JSON with it (where it was repaired)
+    file.cut = true;
+    file.cut_reason = file.cut_reason.empty() ? gzip_cut : gzip_cut + "; " + file.cut_reason;
+  }
+  object top;
+  const simdjson::dom::array events = trace_events(root, top, name);
+  const FileFacts facts = file_facts(top, file_index, file);
+  FileEvents into(capture, file, facts);
+  read_events(events, facts.base_ns, file, into);
+  if (!into.any_activity()) {
+    const std::string message =
+        file.cut ? fmt::format("{}: no whole GPU event before the file is cut ({})", name, file.cut_reason)
+                 : fmt::format(
+                       "{}: a profiler trace without GPU events (no kernel, memcpy or memset): "
+                       "profile with ProfilerActivity.CUDA",
+                       name);
+    capture.files.pop_back();  // the capture is as it was (a folder skips such a file)
+    capture.ranks.resize(first_rank);
+    capture.marks.resize(first_mark);
+    throw TraceWithoutGpuEvents(message);
+  }
+  into.finish();
+  number_ranks(capture, first_rank, facts, name, file);
 }
 
 void KinetoReader::read_file(const std::string& path, TraceCapture& into) {
