@@ -110,236 +110,285 @@ bool is_nccl_range(std::string_view name) {
   return kRanges.contains(name);
 }
 
-}  // namespace
+// One export being read: the database, the capture it fills, and what is kept until every table is read.
+class NsysRead {
+ public:
+  explicit NsysRead(const std::string& path) : path_(path), db_(path), tables_(db_.tables()) {
+    capture_.files.emplace_back();
+    file().path = path;
+    file().format = "nsys";
+  }
 
-TraceCapture read_nsys_file(const std::string& path) {
-  Database db(path);
-  const std::set<std::string> tables = db.tables();
-  const bool nsys =
-      tables.contains("StringIds") &&
-      (tables.contains("CUPTI_ACTIVITY_KIND_KERNEL") || tables.contains("TARGET_INFO_SESSION_START_TIME") ||
-       tables.contains("META_DATA_EXPORT") || tables.contains("CUPTI_ACTIVITY_KIND_RUNTIME"));
-  if (!nsys)
-    throw UsageError(fmt::format(
-        "{}: a SQLite database, but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_* tables)",
-        path));
-  if (!tables.contains("CUPTI_ACTIVITY_KIND_KERNEL"))
-    throw TraceWithoutGpuEvents(fmt::format(
-        "{}: an Nsight Systems export without GPU events (no CUPTI_ACTIVITY_KIND_KERNEL table): profile with nsys profile --trace=cuda,nvtx",
-        path));
+  TraceCapture read() {
+    check_tables();
+    read_epoch();
+    read_strings();
+    read_activities("CUPTI_ACTIVITY_KIND_KERNEL", GpuActivityType::kernel);
+    read_activities("CUPTI_ACTIVITY_KIND_MEMCPY", GpuActivityType::memcpy);
+    read_activities("CUPTI_ACTIVITY_KIND_MEMSET", GpuActivityType::memset);
+    if (file().kernels == 0)
+      throw TraceWithoutGpuEvents(
+          fmt::format("{}: an Nsight Systems export without GPU events (its kernel table is empty)", path_));
+    read_runtime();
+    set_launch_modes();
+    read_nvtx();
+    sizes_from_nccl_ranges();
+    set_launch_times(launches_, capture_.activities, 0, correlation_of_);
+    resolve_step_marks(host_marks_, launches_, capture_.activities, 0, correlation_of_, capture_.marks);
+    note_graphs_traced_whole();
+    number_ranks();
+    return std::move(capture_);
+  }
 
-  TraceCapture capture;
-  capture.files.emplace_back();
-  TraceFile& file = capture.files.back();
-  file.path = path;
-  file.format = "nsys";
+ private:
+  struct NcclRange {
+    std::int64_t start, end;
+    std::uint64_t bytes;
+  };
 
-  std::int64_t epoch_ns = 0;
-  if (tables.contains("TARGET_INFO_SESSION_START_TIME") &&
-      db.columns("TARGET_INFO_SESSION_START_TIME").contains("utcEpochNs")) {
-    Database::Statement s(db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
-    if (s.step() && !s.null(0)) epoch_ns = s.integer(0);
+  TraceFile& file() { return capture_.files.front(); }
+
+  void check_tables() const {
+    const bool nsys = tables_.contains("StringIds") && (tables_.contains("CUPTI_ACTIVITY_KIND_KERNEL") ||
+                                                        tables_.contains("TARGET_INFO_SESSION_START_TIME") ||
+                                                        tables_.contains("META_DATA_EXPORT") ||
+                                                        tables_.contains("CUPTI_ACTIVITY_KIND_RUNTIME"));
+    if (!nsys)
+      throw UsageError(fmt::format(
+          "{}: a SQLite database, but not an Nsight Systems export (no StringIds and CUPTI_ACTIVITY_KIND_* tables)",
+          path_));
+    if (!tables_.contains("CUPTI_ACTIVITY_KIND_KERNEL"))
+      throw TraceWithoutGpuEvents(fmt::format(
+          "{}: an Nsight Systems export without GPU events (no CUPTI_ACTIVITY_KIND_KERNEL table): profile with nsys profile --trace=cuda,nvtx",
+          path_));
+  }
+
+  void read_epoch() {
+    if (!tables_.contains("TARGET_INFO_SESSION_START_TIME") ||
+        !db_.columns("TARGET_INFO_SESSION_START_TIME").contains("utcEpochNs"))
+      return;
+    Database::Statement s(db_, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
+    if (s.step() && !s.null(0)) epoch_ns_ = s.integer(0);
   }
 
   // StringIds: names are interned only when used.
-  std::unordered_map<std::int64_t, std::string> strings;
-  {
-    Database::Statement s(db, "SELECT id, value FROM StringIds");
-    while (s.step()) strings.emplace(s.integer(0), std::string(s.text(1)));
+  void read_strings() {
+    Database::Statement s(db_, "SELECT id, value FROM StringIds");
+    while (s.step()) strings_.emplace(s.integer(0), std::string(s.text(1)));
   }
-  const auto string_of = [&](std::int64_t id) -> std::string_view {
-    const auto found = strings.find(id);
-    return found == strings.end() ? std::string_view{} : std::string_view(found->second);
-  };
 
-  // GPU activities, a rank per (process, device).
-  std::map<std::pair<std::uint64_t, std::int64_t>, std::uint32_t> rank_of;
-  const auto rank_for = [&](std::uint64_t process, std::int64_t device) {
+  std::string_view string_of(std::int64_t id) const {
+    const auto found = strings_.find(id);
+    return found == strings_.end() ? std::string_view{} : std::string_view(found->second);
+  }
+
+  // A rank per (process, device).
+  std::uint32_t rank_for(std::uint64_t process, std::int64_t device) {
     const auto key = std::make_pair(process, device);
-    const auto found = rank_of.find(key);
-    if (found != rank_of.end()) return found->second;
-    const auto index = static_cast<std::uint32_t>(capture.ranks.size());
+    const auto found = rank_of_.find(key);
+    if (found != rank_of_.end()) return found->second;
+    const auto index = static_cast<std::uint32_t>(capture_.ranks.size());
     TraceRank rank;
     rank.device = static_cast<int>(std::clamp<std::int64_t>(device, -1, 1 << 24));
     rank.process = fmt::format("pid {}", process);
-    capture.ranks.push_back(std::move(rank));
-    rank_of.emplace(key, index);
+    capture_.ranks.push_back(std::move(rank));
+    rank_of_.emplace(key, index);
     return index;
-  };
-  std::vector<std::uint64_t> correlation_of;  // per activity: process-qualified correlation id
-  std::vector<std::uint64_t> activity_process;
-  std::uint64_t graph_kernels = 0;
-  const auto read_activities = [&](const std::string& table, GpuActivityType type) {
-    if (!tables.contains(table)) return;
-    const std::set<std::string> columns = db.columns(table);
+  }
+
+  std::string activity_query(const std::string& table, GpuActivityType type) {
+    const std::set<std::string> columns = db_.columns(table);
     const std::string name_column = type != GpuActivityType::kernel     ? ""
                                     : columns.contains("demangledName") ? "demangledName"
                                                                         : "shortName";
-    const bool graph_column = columns.contains("graphNodeId");
-    const bool graph_id_column = columns.contains("graphId");
-    const std::string sql = fmt::format(
-        "SELECT start, end, deviceId, streamId, {}, {}, {}, {}, {} FROM \"{}\"",
-        columns.contains("correlationId") ? "correlationId" : "0",
-        columns.contains("globalPid") ? "globalPid" : "0", name_column.empty() ? "0" : name_column,
-        graph_column ? "graphNodeId" : "NULL", graph_id_column ? "graphId" : "NULL", table);
-    Database::Statement s(db, sql);
-    const std::uint32_t fixed_name = capture.names.intern(type == GpuActivityType::memcpy   ? "[CUDA memcpy]"
-                                                          : type == GpuActivityType::memset ? "[CUDA memset]"
-                                                                                            : "");
+    return fmt::format("SELECT start, end, deviceId, streamId, {}, {}, {}, {}, {} FROM \"{}\"",
+                       columns.contains("correlationId") ? "correlationId" : "0",
+                       columns.contains("globalPid") ? "globalPid" : "0",
+                       name_column.empty() ? "0" : name_column,
+                       columns.contains("graphNodeId") ? "graphNodeId" : "NULL",
+                       columns.contains("graphId") ? "graphId" : "NULL", table);
+  }
+
+  void read_activities(const std::string& table, GpuActivityType type) {
+    if (!tables_.contains(table)) return;
+    Database::Statement s(db_, activity_query(table, type));
+    const std::uint32_t fixed_name = capture_.names.intern(type == GpuActivityType::memcpy   ? "[CUDA memcpy]"
+                                                           : type == GpuActivityType::memset ? "[CUDA memset]"
+                                                                                             : "");
     while (s.step()) {
-      ++file.events;
+      ++file().events;
       GpuActivity a;
-      a.start_ns = epoch_ns + s.integer(0);
-      a.end_ns = epoch_ns + s.integer(1);
+      a.start_ns = epoch_ns_ + s.integer(0);
+      a.end_ns = epoch_ns_ + s.integer(1);
       if (a.end_ns < a.start_ns) continue;
       const std::uint64_t process = process_of(s.integer(5));
       a.rank = rank_for(process, s.integer(2));
       a.stream = static_cast<std::uint32_t>(s.integer(3));
       a.type = type;
-      a.name = type == GpuActivityType::kernel ? capture.names.intern(string_of(s.integer(6))) : fixed_name;
+      a.name = type == GpuActivityType::kernel ? capture_.names.intern(string_of(s.integer(6))) : fixed_name;
       if (type == GpuActivityType::kernel) {
-        ++file.kernels;
+        ++file().kernels;
         if (!s.null(7) || !s.null(8)) {
           a.launch = LaunchMode::graph;
-          ++graph_kernels;
+          ++graph_kernels_;
         }
       } else {
-        ++file.copies;
+        ++file().copies;
       }
-      capture.activities.push_back(a);
-      correlation_of.push_back(s.null(4) ? 0 : correlation_key(process, s.integer(4)));
-      activity_process.push_back(process);
+      capture_.activities.push_back(a);
+      correlation_of_.push_back(s.null(4) ? 0 : correlation_key(process, s.integer(4)));
     }
-  };
-  read_activities("CUPTI_ACTIVITY_KIND_KERNEL", GpuActivityType::kernel);
-  read_activities("CUPTI_ACTIVITY_KIND_MEMCPY", GpuActivityType::memcpy);
-  read_activities("CUPTI_ACTIVITY_KIND_MEMSET", GpuActivityType::memset);
-  if (file.kernels == 0)
-    throw TraceWithoutGpuEvents(
-        fmt::format("{}: an Nsight Systems export without GPU events (its kernel table is empty)", path));
+  }
 
   // Runtime calls: launches (thread, time, correlation) and graph launches.
-  std::vector<HostLaunch> launches;
-  std::unordered_set<std::uint64_t> graph_correlations;
-  if (tables.contains("CUPTI_ACTIVITY_KIND_RUNTIME")) {
-    Database::Statement s(db,
+  void read_runtime() {
+    if (!tables_.contains("CUPTI_ACTIVITY_KIND_RUNTIME")) return;
+    Database::Statement s(db_,
                           "SELECT start, globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME");
     while (s.step()) {
-      ++file.events;
+      ++file().events;
       if (s.null(2) || s.integer(2) == 0) continue;
       const auto thread = static_cast<std::uint64_t>(s.integer(1));
       const std::uint64_t key = correlation_key(process_of(s.integer(1)), s.integer(2));
-      launches.push_back({thread, epoch_ns + s.integer(0), key});
+      launches_.push_back({thread, epoch_ns_ + s.integer(0), key});
       if (string_of(s.integer(3)).find("GraphLaunch") != std::string_view::npos) {
-        ++file.graph_launches;
-        graph_correlations.insert(key);
+        ++file().graph_launches;
+        graph_correlations_.insert(key);
       }
     }
   }
-  for (std::size_t i = 0; i < capture.activities.size(); ++i) {
-    GpuActivity& a = capture.activities[i];
-    if (a.launch == LaunchMode::graph || a.type != GpuActivityType::kernel) continue;
-    a.launch = graph_correlations.contains(correlation_of[i]) ? LaunchMode::graph
-               : launches.empty()                             ? LaunchMode::unknown
-                                                              : LaunchMode::eager;
+
+  void set_launch_modes() {
+    for (std::size_t i = 0; i < capture_.activities.size(); ++i) {
+      GpuActivity& a = capture_.activities[i];
+      if (a.launch == LaunchMode::graph || a.type != GpuActivityType::kernel) continue;
+      a.launch = graph_correlations_.contains(correlation_of_[i]) ? LaunchMode::graph
+                 : launches_.empty()                              ? LaunchMode::unknown
+                                                                  : LaunchMode::eager;
+    }
   }
 
   // NVTX: step marks, and NCCL's ranges with their payload's message size where the export holds it.
-  std::vector<HostMark> host_marks;
-  struct NcclRange {
-    std::int64_t start, end;
-    std::uint64_t bytes;
-  };
-  std::unordered_map<std::uint64_t, std::vector<NcclRange>> nccl_ranges;  // per thread
-  std::uint64_t nccl_range_count = 0, nccl_payloads = 0;
-  if (tables.contains("NVTX_EVENTS")) {
-    const std::set<std::string> columns = db.columns("NVTX_EVENTS");
-    const std::string sql = fmt::format(
-        "SELECT start, end, text, {}, globalTid, {} FROM NVTX_EVENTS WHERE end IS NOT NULL",
-        columns.contains("textId") ? "textId" : "NULL", columns.contains("jsonText") ? "jsonText" : "NULL");
-    Database::Statement s(db, sql);
-    while (s.step()) {
-      ++file.events;
-      const std::string_view name = s.null(2) ? string_of(s.null(3) ? 0 : s.integer(3)) : s.text(2);
-      if (is_nccl_range(name)) {
-        ++nccl_range_count;
-        const std::uint64_t bytes = payload_bytes(s.text(5));
-        if (bytes > 0) ++nccl_payloads;
-        nccl_ranges[static_cast<std::uint64_t>(s.integer(4))].push_back(
-            {epoch_ns + s.integer(0), epoch_ns + s.integer(1), bytes});
-        continue;
+  void read_nvtx() {
+    if (tables_.contains("NVTX_EVENTS")) {
+      const std::set<std::string> columns = db_.columns("NVTX_EVENTS");
+      Database::Statement s(
+          db_,
+          fmt::format("SELECT start, end, text, {}, globalTid, {} FROM NVTX_EVENTS WHERE end IS NOT NULL",
+                      columns.contains("textId") ? "textId" : "NULL",
+                      columns.contains("jsonText") ? "jsonText" : "NULL"));
+      while (s.step()) {
+        ++file().events;
+        const std::string_view name = s.null(2) ? string_of(s.null(3) ? 0 : s.integer(3)) : s.text(2);
+        if (is_nccl_range(name))
+          add_nccl_range(s);
+        else if (may_be_step_mark(name) && parse_step_mark(name))
+          add_mark(s, name);
       }
-      if (!may_be_step_mark(name) || !parse_step_mark(name)) continue;
-      HostMark mark;
-      mark.thread = static_cast<std::uint64_t>(s.integer(4));
-      mark.mark.name = capture.names.intern(name);
-      mark.mark.host_start_ns = epoch_ns + s.integer(0);
-      mark.mark.host_end_ns = epoch_ns + s.integer(1);
-      host_marks.push_back(mark);
     }
+    file().step_marks = host_marks_.size();
   }
-  file.step_marks = host_marks.size();
+
+  void add_nccl_range(Database::Statement& s) {
+    ++nccl_range_count_;
+    const std::uint64_t bytes = payload_bytes(s.text(5));
+    if (bytes > 0) ++nccl_payloads_;
+    nccl_ranges_[static_cast<std::uint64_t>(s.integer(4))].push_back(
+        {epoch_ns_ + s.integer(0), epoch_ns_ + s.integer(1), bytes});
+  }
+
+  void add_mark(Database::Statement& s, std::string_view name) {
+    HostMark mark;
+    mark.thread = static_cast<std::uint64_t>(s.integer(4));
+    mark.mark.name = capture_.names.intern(name);
+    mark.mark.host_start_ns = epoch_ns_ + s.integer(0);
+    mark.mark.host_end_ns = epoch_ns_ + s.integer(1);
+    host_marks_.push_back(mark);
+  }
 
   // Sizes from NCCL's ranges: a kernel whose launch lies inside one on its thread takes the range's size.
-  if (nccl_payloads > 0) {
-    for (auto& [thread, ranges] : nccl_ranges)
+  void sizes_from_nccl_ranges() {
+    if (nccl_payloads_ == 0) {
+      if (nccl_range_count_ > 0)
+        file().notes.push_back(fmt::format(
+            "{} NCCL NVTX ranges, none with a payload in this export: sizes come from --model where it is given",
+            nccl_range_count_));
+      return;
+    }
+    for (auto& [thread, ranges] : nccl_ranges_)
       std::sort(ranges.begin(), ranges.end(),
                 [](const NcclRange& a, const NcclRange& b) { return a.start < b.start; });
     std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::int64_t>> launch_of;
-    for (const HostLaunch& l : launches) launch_of.emplace(l.correlation, std::make_pair(l.thread, l.ts_ns));
-    for (std::size_t i = 0; i < capture.activities.size(); ++i) {
-      GpuActivity& a = capture.activities[i];
-      const auto launch = launch_of.find(correlation_of[i]);
+    for (const HostLaunch& l : launches_) launch_of.emplace(l.correlation, std::make_pair(l.thread, l.ts_ns));
+    for (std::size_t i = 0; i < capture_.activities.size(); ++i) {
+      GpuActivity& a = capture_.activities[i];
+      const auto launch = launch_of.find(correlation_of_[i]);
       if (a.type != GpuActivityType::kernel || launch == launch_of.end()) continue;
-      const auto ranges = nccl_ranges.find(launch->second.first);
-      if (ranges == nccl_ranges.end()) continue;
-      const std::int64_t t = launch->second.second;
-      auto it = std::upper_bound(ranges->second.begin(), ranges->second.end(), t,
-                                 [](std::int64_t ts, const NcclRange& r) { return ts < r.start; });
-      while (it != ranges->second.begin()) {
-        --it;
-        if (it->end >= t) {
-          a.bytes = it->bytes;
-          break;
-        }
-        if (t - it->start > 1'000'000'000) break;
-      }
+      const auto ranges = nccl_ranges_.find(launch->second.first);
+      if (ranges != nccl_ranges_.end()) a.bytes = range_bytes(ranges->second, launch->second.second);
     }
-  } else if (nccl_range_count > 0) {
-    file.notes.push_back(fmt::format(
-        "{} NCCL NVTX ranges, none with a payload in this export: sizes come from --model where it is given",
-        nccl_range_count));
   }
 
-  set_launch_times(launches, capture.activities, 0, correlation_of);
-  resolve_step_marks(host_marks, launches, capture.activities, 0, correlation_of, capture.marks);
+  // The size of the latest range (of those started within a second before) that holds the launch at `t`.
+  static std::uint64_t range_bytes(const std::vector<NcclRange>& ranges, std::int64_t t) {
+    auto it = std::upper_bound(ranges.begin(), ranges.end(), t,
+                               [](std::int64_t ts, const NcclRange& r) { return ts < r.start; });
+    while (it != ranges.begin()) {
+      --it;
+      if (it->end >= t) return it->bytes;
+      if (t - it->start > 1'000'000'000) break;
+    }
+    return 0;
+  }
 
   // CUDA graphs traced whole: graph launches whose kernels are not in the kernel table.
-  std::string graph_mode;
-  if (tables.contains("META_DATA_CAPTURE")) {
-    Database::Statement s(db,
-                          "SELECT value FROM META_DATA_CAPTURE WHERE name = 'CUDA_GRAPH_TRACE_OPTIONS:MODE'");
-    if (s.step()) graph_mode = std::string(s.text(0));
-  }
-  if (file.graph_launches > 0 && graph_kernels == 0) {
-    const std::string warning = fmt::format(
+  void note_graphs_traced_whole() {
+    if (file().graph_launches == 0 || graph_kernels_ > 0) return;
+    std::string graph_mode;
+    if (tables_.contains("META_DATA_CAPTURE")) {
+      Database::Statement s(
+          db_, "SELECT value FROM META_DATA_CAPTURE WHERE name = 'CUDA_GRAPH_TRACE_OPTIONS:MODE'");
+      if (s.step()) graph_mode = std::string(s.text(0));
+    }
+    file().notes.push_back(fmt::format(
         "{} CUDA graph launches, but no kernel inside a graph: this export traced graphs as whole graphs{}, so the work of graph replays is missing; trace again with nsys profile --cuda-graph-trace=node",
-        file.graph_launches,
-        graph_mode.empty() ? "" : fmt::format(" (CUDA_GRAPH_TRACE_OPTIONS:MODE {})", graph_mode));
-    file.notes.push_back(warning);
+        file().graph_launches,
+        graph_mode.empty() ? "" : fmt::format(" (CUDA_GRAPH_TRACE_OPTIONS:MODE {})", graph_mode)));
   }
 
   // Ranks: one per (process, device), numbered by device where each process holds one device.
-  std::set<int> devices;
-  for (const TraceRank& r : capture.ranks) devices.insert(r.device);
-  const bool by_device = devices.size() == capture.ranks.size();
-  for (std::size_t i = 0; i < capture.ranks.size(); ++i) {
-    TraceRank& r = capture.ranks[i];
-    r.rank = by_device ? std::max(r.device, 0) : static_cast<int>(i);
-    r.rank_source = by_device ? "device" : "process order";
-    r.process = fmt::format("{} ({})", std::filesystem::path(path).filename().string(), r.process);
+  void number_ranks() {
+    std::set<int> devices;
+    for (const TraceRank& r : capture_.ranks) devices.insert(r.device);
+    const bool by_device = devices.size() == capture_.ranks.size();
+    for (std::size_t i = 0; i < capture_.ranks.size(); ++i) {
+      TraceRank& r = capture_.ranks[i];
+      r.rank = by_device ? std::max(r.device, 0) : static_cast<int>(i);
+      r.rank_source = by_device ? "device" : "process order";
+      r.process = fmt::format("{} ({})", std::filesystem::path(path_).filename().string(), r.process);
+    }
   }
-  return capture;
+
+  const std::string& path_;
+  Database db_;
+  const std::set<std::string> tables_;
+  TraceCapture capture_;
+  std::int64_t epoch_ns_ = 0;
+  std::unordered_map<std::int64_t, std::string> strings_;
+  std::map<std::pair<std::uint64_t, std::int64_t>, std::uint32_t> rank_of_;
+  std::vector<std::uint64_t> correlation_of_;  // per activity: process-qualified correlation id
+  std::uint64_t graph_kernels_ = 0;
+  std::vector<HostLaunch> launches_;
+  std::unordered_set<std::uint64_t> graph_correlations_;
+  std::vector<HostMark> host_marks_;
+  std::unordered_map<std::uint64_t, std::vector<NcclRange>> nccl_ranges_;  // per thread
+  std::uint64_t nccl_range_count_ = 0, nccl_payloads_ = 0;
+};
+
+}  // namespace
+
+TraceCapture read_nsys_file(const std::string& path) {
+  return NsysRead(path).read();
 }
 
 }  // namespace k25
