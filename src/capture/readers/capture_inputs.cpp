@@ -66,62 +66,71 @@ void append_records(InspectorCapture& into, InspectorCapture&& part) {
   for (std::string& note : part.notes) into.notes.push_back(std::move(note));
 }
 
-CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
-  // Every file with its format and whether it came from a folder, in the order given (a folder's in name
-  // order).
-  struct Input {
-    std::string path;
-    InputFormat format;
-    bool in_folder;
-  };
+namespace {
+
+// One file with its format and whether it came from a folder.
+struct Input {
+  std::string path;
+  InputFormat format;
+  bool in_folder;
+};
+
+// A file given by name: read whatever its name, refused when of no known format or not a regular file.
+Input named_file(const std::string& path, const fs::file_status& status) {
+  // A pipe, <(...) or /dev/stdin: read whole twice (format, then content), which a stream cannot give.
+  if (!fs::is_regular_file(status))
+    throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
+  const InputFormat format = sniff_format(path);
+  if (format == InputFormat::unknown)
+    throw UsageError(fmt::format(
+        "{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export",
+        path));
+  return {path, format == InputFormat::json ? InputFormat::kineto : format, false};
+}
+
+// A folder's regular files in name order, those of no known format skipped with a note.
+void folder_files(const std::string& path, std::vector<Input>& files, std::vector<std::string>& notes) {
+  std::error_code ec;
+  std::vector<std::string> entries;
+  for (const auto& entry : fs::directory_iterator(path, ec))
+    if (entry.is_regular_file(ec)) entries.push_back(entry.path().string());
+  if (ec) throw UsageError(fmt::format("{}: cannot list: {}", path, ec.message()));
+  std::sort(entries.begin(), entries.end());
+  std::size_t taken = 0;
+  for (const std::string& entry : entries) {
+    const InputFormat format = sniff_format(entry);
+    if (format == InputFormat::unknown || format == InputFormat::json) {
+      notes.push_back(
+          fmt::format("skipped {}: not an Inspector log, a profiler trace or an nsys export", entry));
+      continue;
+    }
+    files.push_back({entry, format, true});
+    ++taken;
+  }
+  if (taken == 0)
+    throw UsageError(fmt::format(
+        "{}: no Inspector logs, profiler traces or Nsight Systems exports in this directory", path));
+}
+
+// Every file with its format, in the order given (a folder's in name order).
+std::vector<Input> input_files(const std::vector<std::string>& paths, std::vector<std::string>& notes) {
   std::vector<Input> files;
-  std::vector<std::string> notes;
   for (const std::string& path : paths) {
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);
     if (ec || !fs::exists(status)) throw UsageError(fmt::format("{}: no such file or directory", path));
-    if (!fs::is_directory(status)) {
-      // A pipe, <(...) or /dev/stdin: read whole twice (format, then content), which a stream cannot give.
-      if (!fs::is_regular_file(status))
-        throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
-      const InputFormat format = sniff_format(path);
-      if (format == InputFormat::unknown)
-        throw UsageError(fmt::format(
-            "{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export",
-            path));
-      files.push_back({path, format == InputFormat::json ? InputFormat::kineto : format, false});
-      continue;
-    }
-    std::vector<std::string> entries;
-    for (const auto& entry : fs::directory_iterator(path, ec))
-      if (entry.is_regular_file(ec)) entries.push_back(entry.path().string());
-    if (ec) throw UsageError(fmt::format("{}: cannot list: {}", path, ec.message()));
-    std::sort(entries.begin(), entries.end());
-    std::size_t taken = 0;
-    for (const std::string& entry : entries) {
-      const InputFormat format = sniff_format(entry);
-      if (format == InputFormat::unknown || format == InputFormat::json) {
-        notes.push_back(
-            fmt::format("skipped {}: not an Inspector log, a profiler trace or an nsys export", entry));
-        continue;
-      }
-      files.push_back({entry, format, true});
-      ++taken;
-    }
-    if (taken == 0)
-      throw UsageError(fmt::format(
-          "{}: no Inspector logs, profiler traces or Nsight Systems exports in this directory", path));
+    if (fs::is_directory(status))
+      folder_files(path, files, notes);
+    else
+      files.push_back(named_file(path, status));
   }
+  return files;
+}
 
-  CaptureInputs inputs;
-  // Room for every trace's GPU activities at once (a few hundred bytes of JSON each): the vector never grows
-  // by copying the activities already read.
-  std::uint64_t trace_bytes = 0;
-  for (const Input& input : files)
-    if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
-  inputs.trace.activities.reserve(
-      static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
-  InspectorReader inspector;
+// Each file by its format's reader; a host-only trace in a folder is skipped with a note (vLLM's frontend
+// writes one beside the ranks'). Returns whether any Inspector file was read.
+bool read_files(const std::vector<Input>& files, InspectorReader& inspector, CaptureInputs& inputs,
+                std::vector<std::string>& notes) {
   bool any_inspector = false;
   std::unique_ptr<KinetoReader> kineto;
   for (const Input& input : files) {
@@ -143,11 +152,28 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
           break;
       }
     } catch (const TraceWithoutGpuEvents& e) {
-      // A host-only trace beside the ranks' (vLLM's frontend writes one into the same folder).
       if (!input.in_folder) throw;
       notes.push_back(fmt::format("skipped {}", e.what()));
     }
   }
+  return any_inspector;
+}
+
+}  // namespace
+
+CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
+  std::vector<std::string> notes;
+  const std::vector<Input> files = input_files(paths, notes);
+  CaptureInputs inputs;
+  // Room for every trace's GPU activities at once (a few hundred bytes of JSON each): the vector never grows
+  // by copying the activities already read.
+  std::uint64_t trace_bytes = 0;
+  for (const Input& input : files)
+    if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
+  inputs.trace.activities.reserve(
+      static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
+  InspectorReader inspector;
+  const bool any_inspector = read_files(files, inspector, inputs, notes);
   if (!any_inspector && inputs.trace.empty())
     throw UsageError(fmt::format("{}: no trace with GPU events among the inputs", fmt::join(paths, ", ")));
   if (any_inspector) inputs.inspector = inspector.finish();
