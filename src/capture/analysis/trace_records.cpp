@@ -133,6 +133,9 @@ InspectorCapture trace_records(const TraceWork& work, TraceResult& r) {
     n_ranks = std::max({n_ranks, rank.world_size, rank.rank + 1});
   std::int64_t lowest = 0;
   const Offsets offset = reference ? ordinal_offsets(work, *reference, r, lowest) : Offsets{};
+  std::size_t collectives = 0;
+  for (const RankWork& w : work.ranks) collectives += w.comm.size();
+  rec.ops.reserve(collectives);
   for (const RankWork& w : work.ranks) {
     if (w.comm.empty()) continue;
     const auto stream_index = static_cast<std::uint32_t>(rec.streams.size());
