@@ -255,6 +255,168 @@ CaptureModel capture_model(const ModelSpec& model) {
   return c;
 }
 
+namespace {
+
+// The communicator's facts as the join found them.
+CommunicatorResult communicator_facts(const CommunicatorOps& comm) {
+  CommunicatorResult c;
+  c.id = comm.id;
+  c.name = comm.name;
+  c.n_ranks = comm.n_ranks;
+  c.nnodes = comm.nnodes;
+  c.ranks = comm.ranks;
+  c.missing_rank_count = comm.missing_rank_count;
+  c.missing_ranks = comm.missing_ranks;
+  c.rank_host = comm.rank_host;
+  c.conflicts = comm.conflicts;
+  c.format_versions.assign(comm.format_versions.begin(), comm.format_versions.end());
+  c.timing_sources = comm.timing_sources;
+  c.coll_records = comm.coll_records;
+  c.p2p_records = comm.p2p_records;
+  c.duplicate_records = comm.duplicate_records;
+  c.dump_markers = comm.dump_markers;
+  c.joined_ops = comm.ops.size();
+  for (const JoinedOp& op : comm.ops) {
+    if (op.ranks_present < comm.n_ranks) ++c.partial_ops;
+    if (op.size_mismatch) ++c.size_mismatches;
+  }
+  c.ops_not_in_sequence = comm.ops.size() - comm.sequence.size();
+  c.reference_rank = comm.reference_rank;
+  c.sequence_order = comm.sequence_by_timestamp ? "verbose_timestamps" : "file_order";
+  c.sampling = sampling_of(comm);
+  return c;
+}
+
+StepHints capture_step_hints(const CaptureSettings& settings) {
+  StepHints hints;
+  hints.prefill_factor = settings.prefill_factor;
+  if (settings.model) {
+    hints.model_allreduces_per_step = settings.model->allreduces_per_step;
+    if (settings.prefill_tokens)
+      hints.prefill_above_bytes =
+          static_cast<std::uint64_t>(*settings.prefill_tokens) * settings.model->bytes_per_token();
+  }
+  return hints;
+}
+
+// The communicator's steps: none from sampled records; a trace's own where its steps are given.
+StepDetection communicator_steps(const CommunicatorOps& comm, const CommunicatorResult& c,
+                                 const StepHints& hints, const CaptureSettings& settings,
+                                 const std::vector<std::string>& kinds) {
+  StepDetection detection;
+  if (c.sampling.verdict == "sampled") {
+    detection.reason = "the records are sampled (one op per communicator per dump): no step can be rebuilt";
+    detection.ops_outside_steps = comm.sequence.size();
+  } else if (comm.coll_records > 0) {
+    StepHints comm_hints = hints;
+    if (const auto given = settings.given_step_methods.find(comm.id);
+        given != settings.given_step_methods.end())
+      comm_hints.given_method = given->second;
+    detection = detect_steps(comm, kinds, comm_hints);
+  } else {
+    detection.reason = "no collective records";
+  }
+  return detection;
+}
+
+using SizeKey = std::tuple<std::uint16_t, std::uint64_t, int, std::uint8_t, std::uint8_t>;
+
+// Phase and step of each sequence position into the timeline; every op into its (kind, bytes, phase, launch,
+// size source) group (ops outside the sequence as outside_steps).
+std::vector<TimelineRow> timeline_and_groups(const CommunicatorOps& comm, const StepDetection& detection,
+                                             std::map<SizeKey, GroupSamples>& groups) {
+  const std::size_t n = comm.sequence.size();
+  std::vector<char> phase(n, '-');
+  std::vector<std::int64_t> step_of(n, -1);
+  for (std::size_t s = 0; s < detection.steps.size(); ++s) {
+    const DetectedStep& step = detection.steps[s];
+    for (std::size_t i = step.first; i <= step.last; ++i) {
+      phase[i] = step.prefill ? 'p' : 'd';
+      step_of[i] = static_cast<std::int64_t>(s);
+    }
+  }
+  const auto add = [&](const JoinedOp& op, char op_phase) {
+    GroupSamples& g = groups[{op.kind, op.bytes, phase_order(op_phase), op.launch, op.bytes_source}];
+    g.exec.push_back(static_cast<double>(op.exec_us));
+    g.busbw.push_back(op.busbw_gbps);
+    ++g.slowest[op.slowest_rank];
+    if (op.ranks_present < comm.n_ranks) ++g.partial;
+  };
+  std::vector<bool> in_sequence(comm.ops.size(), false);
+  std::vector<TimelineRow> timeline;
+  timeline.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const JoinedOp& op = comm.ops[comm.sequence[i]];
+    in_sequence[comm.sequence[i]] = true;
+    add(op, phase[i]);
+    timeline.push_back({i, op.kind, op.sn, op.bytes, op.exec_us, op.start_ts, op.slowest_rank,
+                        op.ranks_present, step_of[i], phase[i]});
+  }
+  for (std::size_t i = 0; i < comm.ops.size(); ++i)
+    if (!in_sequence[i]) add(comm.ops[i], '-');
+  return timeline;
+}
+
+SizeGroup size_group(const SizeKey& key, GroupSamples& g, const std::vector<std::string>& kinds,
+                     const std::optional<CaptureModel>& model) {
+  SizeGroup group;
+  group.kind = kinds[std::get<0>(key)];
+  group.bytes = std::get<1>(key);
+  group.tokens = tokens_of(group.bytes, group.kind, model);
+  const int order = std::get<2>(key);
+  group.phase = order == 0 ? "decode" : order == 1 ? "prefill" : "outside_steps";
+  group.mode = launch_mode_name(std::get<3>(key));
+  group.bytes_source = bytes_source_name(std::get<4>(key));
+  group.count = g.exec.size();
+  group.exec_us = summarize(std::move(g.exec));
+  group.busbw_gbps = finite_stats(std::move(g.busbw));
+  group.partial = g.partial;
+  const auto slowest = std::max_element(g.slowest.begin(), g.slowest.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+  group.slowest_rank = slowest->first;
+  group.slowest_rank_share = static_cast<double>(slowest->second) / static_cast<double>(group.count);
+  return group;
+}
+
+// What the reader of one communicator's figures must know: missing ranks, conflicts, size mismatches,
+// duplicates, CPU-timed records, incomplete records, a step that differs from the model's.
+void communicator_notes(const CommunicatorOps& comm, const CommunicatorResult& c,
+                        const CaptureSettings& settings, std::vector<std::string>& notes) {
+  const std::string who = label(comm);
+  if (!comm.missing_ranks.empty())
+    notes.push_back(fmt::format(
+        "communicator {}: rank(s) {} of {} have no records: each op's time is the max over the ranks present, which may miss the slowest",
+        who, listed_ranks(comm.missing_ranks, comm.missing_rank_count), comm.n_ranks));
+  for (const std::string& conflict : comm.conflicts)
+    notes.push_back(fmt::format("communicator {}: {}", who, conflict));
+  if (c.size_mismatches > 0)
+    notes.push_back(fmt::format("communicator {}: {} ops have different sizes on different ranks", who,
+                                c.size_mismatches));
+  if (c.duplicate_records > 0)
+    notes.push_back(
+        fmt::format("communicator {}: {} duplicate records (same rank, kind and sequence number) ignored",
+                    who, c.duplicate_records));
+  std::uint64_t cpu_timed = 0;
+  for (const auto& [source, count] : comm.timing_sources)
+    if (source != "kernel_gpu") cpu_timed += count;
+  if (cpu_timed > 0)
+    notes.push_back(fmt::format(
+        "communicator {}: {} records are not timed by the GPU (coll_timing_source other than kernel_gpu)",
+        who, cpu_timed));
+  if (c.sampling.verdict != "complete")
+    notes.push_back(fmt::format("communicator {}: {}: {}", who, c.sampling.verdict, c.sampling.explanation));
+  if (c.step.matches_model && !*c.step.matches_model) {
+    int allreduces = 0;
+    for (const auto& [kind, count] : c.step.pattern)
+      if (kind == "AllReduce") allreduces += count;
+    notes.push_back(
+        fmt::format("communicator {}: the captured step holds {} AllReduces; the model config gives {} ({})",
+                    who, allreduces, settings.model->allreduces_per_step, settings.model->allreduces_rule));
+  }
+}
+
+}  // namespace
+
 CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSettings& settings) {
   CaptureResult r;
   r.inputs = capture.files;
@@ -266,142 +428,16 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
     if (file.cut && file.format == "inspector")
       r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
-
-  StepHints hints;
-  hints.prefill_factor = settings.prefill_factor;
-  if (settings.model) {
-    hints.model_allreduces_per_step = settings.model->allreduces_per_step;
-    if (settings.prefill_tokens)
-      hints.prefill_above_bytes =
-          static_cast<std::uint64_t>(*settings.prefill_tokens) * settings.model->bytes_per_token();
-  }
-
+  const StepHints hints = capture_step_hints(settings);
   for (const CommunicatorOps& comm : join_ranks(capture)) {
-    CommunicatorResult c;
-    c.id = comm.id;
-    c.name = comm.name;
-    c.n_ranks = comm.n_ranks;
-    c.nnodes = comm.nnodes;
-    c.ranks = comm.ranks;
-    c.missing_rank_count = comm.missing_rank_count;
-    c.missing_ranks = comm.missing_ranks;
-    c.rank_host = comm.rank_host;
-    c.conflicts = comm.conflicts;
-    c.format_versions.assign(comm.format_versions.begin(), comm.format_versions.end());
-    c.timing_sources = comm.timing_sources;
-    c.coll_records = comm.coll_records;
-    c.p2p_records = comm.p2p_records;
-    c.duplicate_records = comm.duplicate_records;
-    c.dump_markers = comm.dump_markers;
-    c.joined_ops = comm.ops.size();
-    for (const JoinedOp& op : comm.ops) {
-      if (op.ranks_present < comm.n_ranks) ++c.partial_ops;
-      if (op.size_mismatch) ++c.size_mismatches;
-    }
-    c.ops_not_in_sequence = comm.ops.size() - comm.sequence.size();
-    c.reference_rank = comm.reference_rank;
-    c.sequence_order = comm.sequence_by_timestamp ? "verbose_timestamps" : "file_order";
-    c.sampling = sampling_of(comm);
-
-    StepDetection detection;
-    if (c.sampling.verdict == "sampled") {
-      detection.reason = "the records are sampled (one op per communicator per dump): no step can be rebuilt";
-      detection.ops_outside_steps = comm.sequence.size();
-    } else if (comm.coll_records > 0) {
-      StepHints comm_hints = hints;
-      if (const auto given = settings.given_step_methods.find(comm.id);
-          given != settings.given_step_methods.end())
-        comm_hints.given_method = given->second;
-      detection = detect_steps(comm, capture.kinds, comm_hints);
-    } else {
-      detection.reason = "no collective records";
-    }
+    CommunicatorResult c = communicator_facts(comm);
+    const StepDetection detection = communicator_steps(comm, c, hints, settings, capture.kinds);
     c.step = summarize_steps(comm, detection, capture.kinds, settings.model);
-
-    // Phase and step of each sequence position; per-size groups; the timeline.
-    const std::size_t n = comm.sequence.size();
-    std::vector<char> phase(n, '-');
-    std::vector<std::int64_t> step_of(n, -1);
-    for (std::size_t s = 0; s < detection.steps.size(); ++s) {
-      const DetectedStep& step = detection.steps[s];
-      for (std::size_t i = step.first; i <= step.last; ++i) {
-        phase[i] = step.prefill ? 'p' : 'd';
-        step_of[i] = static_cast<std::int64_t>(s);
-      }
-    }
-    std::map<std::tuple<std::uint16_t, std::uint64_t, int, std::uint8_t, std::uint8_t>, GroupSamples> groups;
-    const auto add = [&](const JoinedOp& op, char op_phase) {
-      GroupSamples& g = groups[{op.kind, op.bytes, phase_order(op_phase), op.launch, op.bytes_source}];
-      g.exec.push_back(static_cast<double>(op.exec_us));
-      g.busbw.push_back(op.busbw_gbps);
-      ++g.slowest[op.slowest_rank];
-      if (op.ranks_present < comm.n_ranks) ++g.partial;
-    };
-    std::vector<bool> in_sequence(comm.ops.size(), false);
-    std::vector<TimelineRow> timeline;
-    timeline.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const JoinedOp& op = comm.ops[comm.sequence[i]];
-      in_sequence[comm.sequence[i]] = true;
-      add(op, phase[i]);
-      timeline.push_back({i, op.kind, op.sn, op.bytes, op.exec_us, op.start_ts, op.slowest_rank,
-                          op.ranks_present, step_of[i], phase[i]});
-    }
-    for (std::size_t i = 0; i < comm.ops.size(); ++i)
-      if (!in_sequence[i]) add(comm.ops[i], '-');
-    for (auto& [key, g] : groups) {
-      SizeGroup group;
-      group.kind = capture.kinds[std::get<0>(key)];
-      group.bytes = std::get<1>(key);
-      group.tokens = tokens_of(group.bytes, group.kind, settings.model);
-      const int order = std::get<2>(key);
-      group.phase = order == 0 ? "decode" : order == 1 ? "prefill" : "outside_steps";
-      group.mode = launch_mode_name(std::get<3>(key));
-      group.bytes_source = bytes_source_name(std::get<4>(key));
-      group.count = g.exec.size();
-      group.exec_us = summarize(std::move(g.exec));
-      group.busbw_gbps = finite_stats(std::move(g.busbw));
-      group.partial = g.partial;
-      const auto slowest = std::max_element(g.slowest.begin(), g.slowest.end(),
-                                            [](const auto& a, const auto& b) { return a.second < b.second; });
-      group.slowest_rank = slowest->first;
-      group.slowest_rank_share = static_cast<double>(slowest->second) / static_cast<double>(group.count);
-      c.by_size.push_back(std::move(group));
-    }
+    std::map<SizeKey, GroupSamples> groups;
+    std::vector<TimelineRow> timeline = timeline_and_groups(comm, detection, groups);
+    for (auto& [key, g] : groups) c.by_size.push_back(size_group(key, g, capture.kinds, settings.model));
     c.p2p = p2p_groups(comm, capture);
-
-    const std::string who = label(comm);
-    if (!comm.missing_ranks.empty())
-      r.notes.push_back(fmt::format(
-          "communicator {}: rank(s) {} of {} have no records: each op's time is the max over the ranks present, which may miss the slowest",
-          who, listed_ranks(comm.missing_ranks, comm.missing_rank_count), comm.n_ranks));
-    for (const std::string& conflict : comm.conflicts)
-      r.notes.push_back(fmt::format("communicator {}: {}", who, conflict));
-    if (c.size_mismatches > 0)
-      r.notes.push_back(fmt::format("communicator {}: {} ops have different sizes on different ranks", who,
-                                    c.size_mismatches));
-    if (c.duplicate_records > 0)
-      r.notes.push_back(
-          fmt::format("communicator {}: {} duplicate records (same rank, kind and sequence number) ignored",
-                      who, c.duplicate_records));
-    std::uint64_t cpu_timed = 0;
-    for (const auto& [source, count] : comm.timing_sources)
-      if (source != "kernel_gpu") cpu_timed += count;
-    if (cpu_timed > 0)
-      r.notes.push_back(fmt::format(
-          "communicator {}: {} records are not timed by the GPU (coll_timing_source other than kernel_gpu)",
-          who, cpu_timed));
-    if (c.sampling.verdict != "complete")
-      r.notes.push_back(
-          fmt::format("communicator {}: {}: {}", who, c.sampling.verdict, c.sampling.explanation));
-    if (c.step.matches_model && !*c.step.matches_model) {
-      int allreduces = 0;
-      for (const auto& [kind, count] : c.step.pattern)
-        if (kind == "AllReduce") allreduces += count;
-      r.notes.push_back(fmt::format(
-          "communicator {}: the captured step holds {} AllReduces; the model config gives {} ({})", who,
-          allreduces, settings.model->allreduces_per_step, settings.model->allreduces_rule));
-    }
+    communicator_notes(comm, c, settings, r.notes);
     r.communicators.push_back(std::move(c));
     r.timelines.push_back(std::move(timeline));
   }
