@@ -25,6 +25,7 @@
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/capture_inputs.hpp"
 #include "capture/render/trace_headline.hpp"
+#include "capture/render/trace_markdown.hpp"
 #include "common/error.hpp"
 
 using namespace k25;
@@ -369,6 +370,10 @@ TEST_CASE("real traces: the 8 DLRM ranks together, their collectives lined up ac
   CHECK(all_reduce.start_spread_us.max == Approx(885.0));
   CHECK(all_reduce.last_ranks == std::vector<int>{7, 5, 4});
   CHECK(all_reduce.last_rank_count == 1);
+  std::string md;
+  render_trace_markdown(md, t);
+  CHECK_THAT(md, Catch::Matchers::Contains("| ranks 7, 5 and 4, once each |"));
+  CHECK_THAT(md, Catch::Matchers::Contains("| rank 7 (80.0 %) |"));
 }
 
 TEST_CASE("real traces: the other two Nsight Systems exports, to the nanosecond", "[.][real-traces]") {

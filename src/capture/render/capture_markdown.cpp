@@ -83,7 +83,9 @@ void render_step(std::string& md, const StepSummary& s) {
     md += fmt::format("**Decode step:** not found: {}.\n\n", s.reason);
     return;
   }
-  md += fmt::format("**Decode step:** {} ({} ops{}).", s.pattern_text, s.ops_per_step, step_cut_text(s));
+  // "Decode step" only where some step is decode by its mark, its batch or its size.
+  md += fmt::format("**{}:** {} ({} ops{}).", s.decode_steps > s.phase_unknown_steps ? "Decode step" : "Step",
+                    s.pattern_text, s.ops_per_step, step_cut_text(s));
   if (s.matches_model)
     md +=
         fmt::format(" The model config gives {} AllReduces per step ({}): {}.", *s.model_allreduces_per_step,
