@@ -1,0 +1,66 @@
+// The predict command: read the base and the alternatives, predict, write predict.json, .md and .csv.
+#include "app/predict_command.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "app/run_facts.hpp"
+#include "build_info.hpp"
+#include "common/error.hpp"
+#include "predict/input_files.hpp"
+#include "predict/predict_document.hpp"
+#include "report/atomic_file.hpp"
+
+namespace k25 {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void print_summary(const PredictResult& r, std::ostream& out) {
+  out << fmt::format("predict: base {} ({}, {} level(s)); {}\n", r.base.path, r.base.format,
+                     r.base.levels.size(), r.base.step_what);
+  for (const std::string& note : r.base.notes) out << "  note: " << note << "\n";
+  for (const AltPrediction& a : r.alternatives) {
+    out << a.headline << "\n";
+    for (const std::string& m : a.mismatches) out << "  mismatch: " << m << "\n";
+  }
+}
+
+}  // namespace
+
+int run_predict_command(const PredictCommandOptions& options, std::ostream& out) {
+  if (options.alt_paths.empty())
+    throw UsageError(
+        "predict: give at least one --with ALT (a replay report.json, nccl-tests output, a CSV)");
+  if (options.labels.size() > options.alt_paths.size())
+    throw UsageError(fmt::format("predict: {} --label for {} --with: one label per alternative, in order",
+                                 options.labels.size(), options.alt_paths.size()));
+  PredictResult result;
+  result.tool_version = kVersion;
+  result.git_sha = git_sha();
+  result.created_at = utc_now_iso8601();
+  result.command_line = options.command_line;
+  result.base = read_base_file(options.base_path);
+  PredictOptions settings;
+  settings.allow_extrapolation = options.extrapolate;
+  for (std::size_t i = 0; i < options.alt_paths.size(); ++i) {
+    const AltDocument alt =
+        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "");
+    result.alternatives.push_back(predict_with(result.base, alt, settings));
+  }
+  ensure_writable_directory(options.out_dir);
+  const fs::path dir(options.out_dir);
+  write_file_atomically(
+      (dir / "predict.json").string(),
+      predict_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically((dir / "predict.md").string(), predict_markdown(result));
+  write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
+  print_summary(result, out);
+  out << fmt::format("predict: wrote {}/predict.json, predict.md, predict.csv\n", options.out_dir);
+  return 0;
+}
+
+}  // namespace k25
