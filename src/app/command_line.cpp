@@ -315,6 +315,8 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   predict->add_flag(
       "--extrapolate", pred.extrapolate,
       "sizes outside an alternative's measured range: labelled extrapolated instead of refused");
+  bool predict_no_plots = false;
+  predict->add_flag("--no-plots", predict_no_plots, "do not run tools/plot-predict");
 
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
@@ -356,6 +358,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   } else if (predict->parsed()) {
     cli.command = Command::predict;
     pred.command_line = cli.text;
+    pred.plots = !predict_no_plots;
   } else if (capture->parsed()) {
     cli.command = Command::capture;
     cap.plots = !no_plots;

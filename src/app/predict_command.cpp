@@ -12,6 +12,7 @@
 #include "predict/input_files.hpp"
 #include "predict/predict_document.hpp"
 #include "report/atomic_file.hpp"
+#include "report/plot_script.hpp"
 
 namespace k25 {
 
@@ -27,6 +28,23 @@ void print_summary(const PredictResult& r, std::ostream& out) {
     out << a.headline << "\n";
     for (const std::string& m : a.mismatches) out << "  mismatch: " << m << "\n";
   }
+}
+
+// tools/plot-predict on predict.json: the base and each alternative stacked by kind, per level. Never fails
+// the command: a missing script or matplotlib is said.
+void make_plot(const std::string& json_path, const std::string& out_dir, std::ostream& out) {
+  const std::string script = find_tool_script("", "plot-predict", "K25_PLOT_PREDICT_SCRIPT");
+  if (script.empty()) {
+    out << "plots: not made: tools/plot-predict not found (set K25_PLOT_PREDICT_SCRIPT)\n";
+    return;
+  }
+  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
+  if (plot.exit_code == kPlotScriptNoMatplotlib)
+    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
+  else if (plot.exit_code != 0)
+    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
+  else
+    out << plot.output;
 }
 
 }  // namespace
@@ -53,13 +71,14 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   }
   ensure_writable_directory(options.out_dir);
   const fs::path dir(options.out_dir);
+  const std::string json_path = (dir / "predict.json").string();
   write_file_atomically(
-      (dir / "predict.json").string(),
-      predict_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      json_path, predict_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_file_atomically((dir / "predict.md").string(), predict_markdown(result));
   write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
   print_summary(result, out);
   out << fmt::format("predict: wrote {}/predict.json, predict.md, predict.csv\n", options.out_dir);
+  if (options.plots) make_plot(json_path, options.out_dir, out);
   return 0;
 }
 

@@ -15,6 +15,7 @@ struct PredictCommandOptions {
   std::vector<std::string> labels;     // --label, matched to --with in order
   std::string out_dir = "k25comm-predict";
   bool extrapolate = false;  // --extrapolate: label sizes outside the measured range, not refuse
+  bool plots = true;         // tools/plot-predict (--no-plots: not run)
   std::string command_line;
 };
 
