@@ -47,7 +47,9 @@ std::string normalized_dtype(const std::string& name) {
                                                                                {"int", "int32"},
                                                                                {"f8e4m3", "fp8"}}};
   std::string lower;
-  for (const char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (const char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0)
+      lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   for (const auto& [alias, dtype] : aliases)
     if (lower == alias) return dtype;
   return lower;

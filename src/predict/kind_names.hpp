@@ -15,7 +15,7 @@ std::string normalized_kind(const std::string& name);
 std::string kind_title(const std::string& kind);
 
 // "bf16", "fp16", "fp32", "fp64", "fp8", "int32", ...: nccl-tests' type names ("bfloat16", "half", "float",
-// "double") and k25comm's; a name it does not know, lower case.
+// "double") and k25comm's; a name it does not know, lower case, letters and digits only.
 std::string normalized_dtype(const std::string& name);
 
 // The whole of `text` (spaces around it allowed) as a finite number; empty otherwise.

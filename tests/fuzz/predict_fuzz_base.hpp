@@ -28,7 +28,8 @@ inline void predict_and_render(const k25::AltDocument& alt) {
     options.allow_extrapolation = extrapolate;
     result.alternatives.push_back(k25::predict_with(result.base, alt, options));
   }
-  (void)k25::predict_json(result).dump();
+  (void)k25::predict_json(result).dump(2, ' ', false,
+                                       nlohmann::json::error_handler_t::replace);  // as the command
   (void)k25::predict_markdown(result);
   (void)k25::predict_csv(result);
 }
