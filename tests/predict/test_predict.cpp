@@ -260,3 +260,47 @@ TEST_CASE("predict.json carries its schema version, the model and both methods",
   CHECK_THAT(csv, Contains("nv,1,tpot,join-aware,12000.0,3000.0,1479.79"));
   CHECK_THAT(csv, Contains("nv,1,tpot,back-to-back,12000.0,3000.0,0.0,9000.0,"));
 }
+
+TEST_CASE("predict from a serve and replay report: TPOT per concurrency and tok/s", "[predict]") {
+  RunReport report;
+  report.run.ranks = 2;
+  report.results.push_back(result(Phase::allreduce, TimingMode::eager, 1, 20, 2000));
+  report.results.push_back(result(Phase::allreduce, TimingMode::eager, 4, 30, 3000));
+  ServeLevel level;
+  level.concurrency = 4;
+  level.tpot_ms = Stats{};
+  level.tpot_ms->p50 = 20;
+  level.tpot_ms->p90 = 25;
+  report.serve.levels.push_back(level);
+  AttributionRow row;
+  row.concurrency = 4;
+  row.tokens = 4;
+  row.tpot_ms = 20;
+  row.comm.push_back({"allreduce_eager", 4, 3.0, EstimateSource::measured, 0.15});
+  report.attribution.push_back(row);
+  const BaseDocument base = base_from_report(report, "merged/report.json");
+  REQUIRE(base.levels.size() == 1);
+  const BaseLevel& b = base.levels[0];
+  CHECK(b.step_is_tpot);
+  CHECK(b.batch == 4);
+  CHECK(b.step_us == 20000);
+  CHECK(b.step_p90_us == 25000);
+  REQUIRE(b.kinds.size() == 1);
+  CHECK(b.kinds[0].bytes == 4 * 14336);  // the T=4 result's bytes_per_op
+  CHECK(b.kinds[0].comm_us == 3000);
+  CHECK_FALSE(b.kinds[0].wait_us);  // eager: no join information
+  AltDocument alt;
+  alt.label = "fast";
+  add_point(alt, "allreduce", "bf16", {4 * 14336, 10, 12});
+  add_point(alt, "allreduce", "bf16", {8 * 14336, 15, 18});
+  const AltPrediction p = predict_with(base, alt, {});
+  const LevelPrediction& l = p.levels[0];
+  // 20000 - 3000 + 100 x 10 = 18000 us; p90: 25000 - 3000 + 100 x 12.
+  CHECK(l.back_to_back->step_us == 18000);
+  CHECK(l.back_to_back->step_p90_us == 23200);
+  CHECK(*predicted_output_tokens_per_s(l) == Approx(4 * 1e6 / 18000));  // 222.2 tok/s
+  CHECK_THAT(
+      p.headline,
+      Contains(
+          "on fast: TPOT at C=4 20.0 -> 18.0 ms (-10 %) [predicted, back-to-back: the base has no join information for AllReduce"));
+}
