@@ -298,6 +298,26 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   bool no_plots = false;
   capture->add_flag("--no-plots", no_plots, "do not run tools/plot-capture");
 
+  PredictCommandOptions& pred = cli.predict;
+  auto* predict = app.add_subcommand(
+      "predict",
+      "what a step and TPOT would be on another node, link, backend or mode: the base's live step with the alternatives' per-op figures (predicted, never measured)");
+  predict->add_option("base", pred.base_path, "capture.json or report.json (a serve + replay run, or merged)")
+      ->required();
+  predict
+      ->add_option(
+          "--with", pred.alt_paths,
+          "an alternative's per-op figures: a replay report.json, nccl-tests output (text or -J JSON), a CSV of kind,bytes,op_us[,p90]; repeatable")
+      ->required();
+  predict->add_option("--label", pred.labels,
+                      "the name of each --with, in order (default: its file or folder name)");
+  predict->add_option("--out", pred.out_dir, "output directory (default k25comm-predict)");
+  predict->add_flag(
+      "--extrapolate", pred.extrapolate,
+      "sizes outside an alternative's measured range: labelled extrapolated instead of refused");
+  bool predict_no_plots = false;
+  predict->add_flag("--no-plots", predict_no_plots, "do not run tools/plot-predict");
+
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
   // Arguments nobody takes are explained below, with the nearest flag or command.
@@ -335,6 +355,10 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     if (!compare_format.empty()) cmp.format = *enum_from_name<CompareFormat>(compare_format);
   } else if (report->parsed()) {
     cli.command = Command::report;
+  } else if (predict->parsed()) {
+    cli.command = Command::predict;
+    pred.command_line = cli.text;
+    pred.plots = !predict_no_plots;
   } else if (capture->parsed()) {
     cli.command = Command::capture;
     cap.plots = !no_plots;

@@ -1,0 +1,85 @@
+// The predict command: read the base and the alternatives, predict, write predict.json, .md and .csv.
+#include "app/predict_command.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "app/run_facts.hpp"
+#include "build_info.hpp"
+#include "common/error.hpp"
+#include "predict/input_files.hpp"
+#include "predict/predict_document.hpp"
+#include "report/atomic_file.hpp"
+#include "report/plot_script.hpp"
+
+namespace k25 {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void print_summary(const PredictResult& r, std::ostream& out) {
+  out << fmt::format("predict: base {} ({}, {} level(s)); {}\n", r.base.path, r.base.format,
+                     r.base.levels.size(), r.base.step_what);
+  for (const std::string& note : r.base.notes) out << "  note: " << note << "\n";
+  for (const AltPrediction& a : r.alternatives) {
+    out << a.headline << "\n";
+    for (const std::string& m : a.mismatches) out << "  mismatch: " << m << "\n";
+  }
+}
+
+// tools/plot-predict on predict.json: the base and each alternative stacked by kind, per level. Never fails
+// the command: a missing script or matplotlib is said.
+void make_plot(const std::string& json_path, const std::string& out_dir, std::ostream& out) {
+  const std::string script = find_tool_script("", "plot-predict", "K25_PLOT_PREDICT_SCRIPT");
+  if (script.empty()) {
+    out << "plots: not made: tools/plot-predict not found (set K25_PLOT_PREDICT_SCRIPT)\n";
+    return;
+  }
+  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
+  if (plot.exit_code == kPlotScriptNoMatplotlib)
+    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
+  else if (plot.exit_code != 0)
+    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
+  else
+    out << plot.output;
+}
+
+}  // namespace
+
+int run_predict_command(const PredictCommandOptions& options, std::ostream& out) {
+  if (options.alt_paths.empty())
+    throw UsageError(
+        "predict: give at least one --with ALT (a replay report.json, nccl-tests output, a CSV)");
+  if (options.labels.size() > options.alt_paths.size())
+    throw UsageError(fmt::format("predict: {} --label for {} --with: one label per alternative, in order",
+                                 options.labels.size(), options.alt_paths.size()));
+  PredictResult result;
+  result.tool_version = kVersion;
+  result.git_sha = git_sha();
+  result.created_at = utc_now_iso8601();
+  result.command_line = options.command_line;
+  result.base = read_base_file(options.base_path);
+  PredictOptions settings;
+  settings.allow_extrapolation = options.extrapolate;
+  for (std::size_t i = 0; i < options.alt_paths.size(); ++i) {
+    const AltDocument alt =
+        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "");
+    result.alternatives.push_back(predict_with(result.base, alt, settings));
+  }
+  ensure_writable_directory(options.out_dir);
+  const fs::path dir(options.out_dir);
+  const std::string json_path = (dir / "predict.json").string();
+  write_file_atomically(
+      json_path, predict_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically((dir / "predict.md").string(), predict_markdown(result));
+  write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
+  print_summary(result, out);
+  out << fmt::format("predict: wrote {}/predict.json, predict.md, predict.csv\n", options.out_dir);
+  if (options.plots) make_plot(json_path, options.out_dir, out);
+  return 0;
+}
+
+}  // namespace k25
