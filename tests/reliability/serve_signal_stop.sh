@@ -26,6 +26,13 @@ assert run["incomplete_reason"].startswith("serve phase interrupted by SIGTERM")
 assert serve["stopped_reason"].startswith("interrupted by SIGTERM"), serve
 lines = [json.loads(line) for line in open(f"{out}/journal.jsonl")]
 assert lines[-1]["type"] == "run_end" and lines[-1]["complete"] is False, lines[-1]
+# Issue 31 item 6: a level kept after the signal says the planned count on the console, not the finished one.
+console = open(f"{out}.log").read()
+for level in (l["level"] for l in lines if l["type"] == "serve_level" and l["level"].get("interrupted")):
+    assert level["planned_requests"] == 400, level
+    line = f"serve C=4: {level['completed']}/400 completed"
+    assert line in console, (line, console[-2000:])
+    print(f"ok: the console says '{line}'")
 print("ok: serve phase stopped, reports written and marked incomplete")
 PY
 echo "ok: figures: SIGTERM during the serve phase: end ${JOB_SECONDS} s, exit $JOB_RC"

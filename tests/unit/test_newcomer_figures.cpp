@@ -97,7 +97,7 @@ TEST_CASE("a TPOT per chunk is labelled in notes and headline and never attribut
   CHECK(r.headline[0].rfind("T=1: AllReduce burst 17.2 ms per decode step", 0) == 0);
   CHECK(
       r.headline[1] ==
-      "no attribution: TPOT is time per chunk, not per token (the server sent no token counts; see the notes) [TPOT per chunk, not per token]");
+      "no attribution: TPOT is time per chunk and output throughput chunks per second, not tokens (the server sent no token counts; see the notes) [counted in chunks, not tokens]");
   CHECK(render_markdown(r).find("No attribution: TPOT here is time per chunk") != std::string::npos);
 }
 
