@@ -338,7 +338,12 @@ std::string render_serve(const RunReport& r) {
   };
   const Columns<ServeLevel> columns = {
       {"concurrency", "", [](L l) { return TableCell::count(l.concurrency); }},
-      {"requests", "", [](L l) { return TableCell::count(l.requests); }},
+      {"requests", "",
+       [](L l) {
+         if (!l.interrupted || l.planned_requests <= 0) return TableCell::count(l.requests);
+         return TableCell::with_data(fmt::format("{} of {} planned", l.requests, l.planned_requests),
+                                     l.requests);
+       }},
       {"completed", "", [](L l) { return TableCell::count(l.completed); }},
       {"failed", "", [](L l) { return TableCell::count(l.failed); }},
       {"TTFT p50", "", [](L l) { return stat_cell(l.ttft_ms, &Stats::p50); }},

@@ -410,6 +410,18 @@ class RunTests(unittest.TestCase):
         with open(os.path.join(self.out(name), "report.json")) as f:
             return json.load(f)
 
+    def one_level_run(self, name, path, *flags):
+        """The serve phase alone at C=1, 4 requests, against the server's URL + path: its console output, report
+        and level."""
+        done = run_k25comm(self.out(name), self.server.url + path, "--concurrency", "1", "--requests", "4", *flags)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        report = self.load(name)
+        with open(os.path.join(self.out(name), "serve.csv")) as f:
+            csv_row = next(csv.DictReader(f))
+        with open(os.path.join(self.out(name), "report.md")) as f:
+            md = f.read()
+        return done, report, report["serve"]["levels"][0], csv_row, md
+
     def test_every_request_failing_fails_the_run_after_writing_the_reports(self):
         done = run_k25comm(self.out("all-fail"), self.server.url + "/fault=http500", "--concurrency", "1,2",
                            "--requests", "3", "--max-tokens", "4")
@@ -545,11 +557,8 @@ class RunTests(unittest.TestCase):
     def test_output_counted_in_chunks_says_chunks_everywhere(self):
         # Issue 31 item 1: 4 tokens a chunk, no usage, "stop": TPOT and throughput are per chunk, and say so in
         # the headline, report.json, serve.csv, report.md and the console.
-        done = run_k25comm(self.out("chunk-rate"), self.server.url + "/usage=0/finish_reason=stop/tokens_per_chunk=4",
-                           "--concurrency", "1", "--requests", "4", "--max-tokens", "16")
-        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        report = self.load("chunk-rate")
-        level = report["serve"]["levels"][0]
+        done, report, level, csv_row, md = self.one_level_run(
+            "chunk-rate", "/usage=0/finish_reason=stop/tokens_per_chunk=4", "--max-tokens", "16")
         self.assertEqual((level["output_unit"], level["tpot_per"], level["output_tokens"]), ("chunk", "chunk", 16))
         self.assertIsNone(level["tokens_per_chunk_p50"])
         self.assertRegex(report["headline"][0],
@@ -557,11 +566,7 @@ class RunTests(unittest.TestCase):
                          + re.escape(f"{level['output_tokens_per_s']:.1f}") + r" output chunks/s \(serve only: no "
                          r"communication measured\) \[counted in chunks, not tokens; served model fake-model, not "
                          r"smoke\]$")
-        with open(os.path.join(self.out("chunk-rate"), "serve.csv")) as f:
-            rows = list(csv.DictReader(f))
-        self.assertEqual(rows[0]["output_unit"], "chunk")
-        with open(os.path.join(self.out("chunk-rate"), "report.md")) as f:
-            md = f.read()
+        self.assertEqual(csv_row["output_unit"], "chunk")
         self.assertIn(" chunks/s |", md)
         self.assertIn("| Total generated tokens | 16 chunks |", md)
         self.assertRegex(done.stdout, r"\| output \S+ chunks/s over the whole level \(counted in chunks, not tokens\)")
@@ -569,11 +574,8 @@ class RunTests(unittest.TestCase):
     def test_several_tokens_a_chunk_give_the_interval_per_token_beside_tpot(self):
         # Issue 31 item 2: 4 tokens a chunk with usage, a chunk every 20 ms (5 ms a token), 32 tokens in 8 chunks:
         # TPOT = (E2EL - TTFT) / 31, the interval per token (E2EL - TTFT) / 28, tokens a chunk 4.
-        done = run_k25comm(self.out("four-a-chunk"), self.server.url + "/itl_ms=20/tokens_per_chunk=4",
-                           "--concurrency", "1", "--requests", "4", "--max-tokens", "32")
-        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        report = self.load("four-a-chunk")
-        level = report["serve"]["levels"][0]
+        done, report, level, csv_row, md = self.one_level_run(
+            "four-a-chunk", "/itl_ms=20/tokens_per_chunk=4", "--max-tokens", "32")
         self.assertEqual((level["output_unit"], level["output_tokens"], level["tokens_per_chunk_p50"]),
                          ("token", 128, 4.0))
         interval = level["token_interval_ms"]["p50"]
@@ -584,12 +586,9 @@ class RunTests(unittest.TestCase):
                          r"TTFT p50 \S+ ms, \S+ output tok/s \(serve only")
         self.assertTrue(any(n.startswith("token counts: at C=1 a chunk carries 4.0 tokens (p50): ITL p50 ")
                             for n in report["run"]["notes"]), report["run"]["notes"])
-        with open(os.path.join(self.out("four-a-chunk"), "serve.csv")) as f:
-            rows = list(csv.DictReader(f))
-        self.assertEqual(float(rows[0]["tokens_per_chunk_p50"]), 4.0)
-        self.assertAlmostEqual(float(rows[0]["token_interval_ms.p50"]), interval, delta=1e-9)
-        with open(os.path.join(self.out("four-a-chunk"), "report.md")) as f:
-            self.assertIn("| per token after the 1st chunk p50 | tokens a chunk p50 |", f.read())
+        self.assertEqual(float(csv_row["tokens_per_chunk_p50"]), 4.0)
+        self.assertAlmostEqual(float(csv_row["token_interval_ms.p50"]), interval, delta=1e-9)
+        self.assertIn("| per token after the 1st chunk p50 | tokens a chunk p50 |", md)
         self.assertIn(f" ms (per token after the first chunk p50 {interval:.2f} ms, 4.0 tokens a chunk) | ITL",
                       done.stdout)
 

@@ -166,11 +166,7 @@ TEST_CASE("a serve-only report has a headline of its serve figures and no attrib
 }
 
 TEST_CASE("an interrupted serve level is kept, marked, and read back", "[newcomer]") {
-  ServeLevel level = serve_level(4, 20.0, 100.0);
-  level.requests = 3;
-  level.completed = 3;
-  level.interrupted = true;
-  level.planned_requests = 16;
+  const ServeLevel level = interrupted_level(4, 3, 16);
   const nlohmann::json j = level;
   CHECK(j["interrupted"] == true);
   CHECK(j["planned_requests"] == 16);

@@ -43,6 +43,11 @@ bool has_note(const RunReport& r, const std::string& note) {
   return std::find(r.run.notes.begin(), r.run.notes.end(), note) != r.run.notes.end();
 }
 
+std::string only_headline(const RunReport& r) {
+  REQUIRE(r.headline.size() == 1);
+  return r.headline[0];
+}
+
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
@@ -68,9 +73,8 @@ TEST_CASE("several tokens a chunk: tokens per chunk and the interval per token b
   CHECK(*back.tokens_per_chunk_p50 == 4.0);
 
   const RunReport r = serve_only(level);
-  REQUIRE(r.headline.size() == 1);
   CHECK(
-      r.headline[0] ==
+      only_headline(r) ==
       "C=1: TPOT p50 11.4 ms (12.0 ms a token after the first chunk, 4.0 tokens a chunk), TTFT p50 80.0 ms, "
       "80.0 output tok/s (serve only: no communication measured)");
   CHECK(has_note(
@@ -108,9 +112,8 @@ TEST_CASE(
   CHECK_FALSE(level.tokens_per_chunk_p50);           // unknown: the tokens are the chunks
   CHECK(level.output_tokens_per_s == Approx(20.0));  // 16 chunks in 0.8 s, not 80 tokens/s
   const RunReport r = serve_only(level);
-  REQUIRE(r.headline.size() == 1);
   CHECK(
-      r.headline[0] ==
+      only_headline(r) ==
       "C=1: TPOT p50 48.0 ms per chunk, TTFT p50 80.0 ms, 20.0 output chunks/s (serve only: no communication "
       "measured) [counted in chunks, not tokens]");
   const nlohmann::json j = r.serve.levels[0];
@@ -140,8 +143,7 @@ TEST_CASE("a level with failed requests tags the headline sentences that quote i
   level.failed = 6;
   level.errors = {{"http_5xx", 6}};
   const RunReport r = serve_only(level);
-  REQUIRE(r.headline.size() == 1);
-  CHECK(r.headline[0].ends_with(
+  CHECK(only_headline(r).ends_with(
       "2429.8 output tok/s (serve only: no communication measured) [6 of 128 requests "
       "failed]"));
   // Attributed: the row of that concurrency carries it beside the run's tags.
@@ -158,16 +160,14 @@ TEST_CASE("a level with failed requests tags the headline sentences that quote i
   CHECK(both.headline[1].ends_with(" [6 of 128 requests failed]"));
 }
 
-TEST_CASE("an interrupted level says its planned count on the console", "[serve-truths]") {
-  ServeLevel level = serve_level(1, 12.0, 80.0);
-  level.requests = 4;
-  level.completed = 4;
-  level.interrupted = true;
-  level.planned_requests = 40;
+TEST_CASE("an interrupted level says its planned count on the console and in report.md", "[serve-truths]") {
+  ServeLevel level = interrupted_level(1, 4, 40);
   CHECK(serve_level_line(level, {99})
             .rfind("serve C=1: 4/40 completed in 0 s (stopped by a signal after 4 requests) | TTFT", 0) == 0);
+  CHECK(render_markdown(serve_only(level)).find("| 1 | 4 of 40 planned | 4 | 0 |") != std::string::npos);
   level.interrupted = false;
   CHECK(serve_level_line(level, {99}).rfind("serve C=1: 4/4 completed in", 0) == 0);
+  CHECK(render_markdown(serve_only(level)).find("| 1 | 4 | 4 | 0 |") != std::string::npos);
 }
 
 TEST_CASE("a serve-only report has no Host transport note; a replay on the host transport has",
