@@ -35,7 +35,7 @@ std::vector<std::string> serve_count_notes(const RunReport& report) {
   const ServeReport& serve = report.serve;
   if (const std::string chunked = levels_where(serve, tpot_per_chunk); !chunked.empty())
     notes.push_back(fmt::format(
-        "{}at {} the server sent no usage.completion_tokens and the requests did not end by \"length\" with ignore_eos, so output tokens are counted as content chunks and TPOT is time per chunk, not per token (a chunk may carry several tokens); no attribution is made from it. "
+        "{}at {} the server sent no usage.completion_tokens and the requests did not end by \"length\" with ignore_eos, so output tokens are counted as content chunks: TPOT is time per chunk and output tok/s chunks per second, not tokens (a chunk may carry several tokens); no attribution is made from them. "
         "A server that sends usage (stream_options.include_usage, as vLLM does) or honours ignore_eos gives a per-token TPOT",
         kTokenCounts, chunked));
   if (const std::string forced = levels_where(
@@ -44,6 +44,12 @@ std::vector<std::string> serve_count_notes(const RunReport& report) {
     notes.push_back(fmt::format(
         "{}at {} the server sent no usage; every request asked for ignore_eos and ended by \"length\", so its output tokens are max_tokens ({})",
         kTokenCounts, forced, serve.max_tokens));
+  for (const ServeLevel& level : serve.levels)
+    if (several_tokens_per_chunk(level) && level.tpot_ms && level.itl_ms && level.token_interval_ms)
+      notes.push_back(fmt::format(
+          "{}at C={} a chunk carries {:.1f} tokens (p50): ITL p50 {:.2f} ms is a gap between chunks, not tokens, and TPOT p50 {:.2f} ms ((E2EL - TTFT) / (tokens - 1), as vLLM defines it) reads under the interval per token after the first chunk, {:.2f} ms, because the first chunk's tokens count in its divisor",
+          kTokenCounts, level.concurrency, *level.tokens_per_chunk_p50, level.itl_ms->p50, level.tpot_ms->p50,
+          level.token_interval_ms->p50));
   for (const ServeLevel& level : serve.levels)
     if (level.interrupted)
       notes.push_back(fmt::format(

@@ -33,6 +33,8 @@ const char* to_string(Verdict verdict) {
       return "MISSING in new";
     case Verdict::only_new:
       return "MISSING in base";
+    case Verdict::not_judged:
+      return "not judged (oversubscribed)";
   }
   return "?";
 }
@@ -297,6 +299,19 @@ void check_rules(const CompareRules& rules) {
   }
 }
 
+// Timings of an oversubscribed run: a figure measured on both sides is reported, not judged (the verdicts
+// about results, wrong and missing, stay).
+void leave_timings_unjudged(std::vector<ComparedFigure>& figures) {
+  for (ComparedFigure& f : figures) {
+    const bool timing =
+        f.verdict == Verdict::regression || f.verdict == Verdict::improved || f.verdict == Verdict::noisy;
+    if (timing && f.ratio) {
+      f.verdict = Verdict::not_judged;
+      f.beyond_max_ratio = false;
+    }
+  }
+}
+
 }  // namespace
 
 Comparison compare_reports(const RunReport& base, const RunReport& next, const CompareRules& rules) {
@@ -338,11 +353,17 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
   }
   if (!base.run.complete) c.notes.push_back("the base run is incomplete: " + base.run.incomplete_reason);
   if (!next.run.complete) c.notes.push_back("the new run is incomplete: " + next.run.incomplete_reason);
+  bool oversubscribed = false;
   for (const auto& [side, report] : {std::pair{"base", &base}, std::pair{"new", &next}})
-    for (const OversubscribedHost& host : oversubscribed_hosts(report->run))
+    for (const OversubscribedHost& host : oversubscribed_hosts(report->run)) {
+      oversubscribed = true;
       c.notes.push_back(fmt::format(
           "the {} run was oversubscribed ({} ran {} on {}): its times include the scheduler's time slicing, so a difference may be the scheduler's, not a regression",
           side, host.host, count_noun(host.ranks, "rank"), count_noun(host.cores, "core")));
+    }
+  if (oversubscribed && !rules.judge_oversubscribed)
+    c.notes.push_back(
+        "timings are reported, not judged: no figure of an oversubscribed run is a regression or an improvement; wrong results and missing points still fail (--judge-oversubscribed judges them anyway)");
 
   const auto base_results = index_results(base);
   const auto new_results = index_results(next);
@@ -391,6 +412,7 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
     c.figures.push_back(both_sides(point, "steady output tok/s", false, positive(bl.output_tokens_per_s),
                                    positive(nl.output_tokens_per_s), spread, rules));
   }
+  if (oversubscribed && !rules.judge_oversubscribed) leave_timings_unjudged(c.figures);
   return c;
 }
 
@@ -480,9 +502,11 @@ std::string render_comparison(const Comparison& c) {
     text += fmt::format("verdict: {}: {}\n", regressions > 0 || wrong > 0 ? "REGRESSION" : "FAILED",
                         fmt::join(reasons, "; "));
   } else {
-    text += fmt::format("verdict: no regression ({} same, {} noisy, {} improved, {} unmatched)\n",
+    const int unjudged = c.count(Verdict::not_judged);
+    text += fmt::format("verdict: no regression ({} same, {} noisy, {} improved, {} unmatched{})\n",
                         c.count(Verdict::same), c.count(Verdict::noisy), c.count(Verdict::improved),
-                        missing_new + missing_base);
+                        missing_new + missing_base,
+                        unjudged > 0 ? fmt::format(", {} not judged: oversubscribed", unjudged) : "");
   }
   return text;
 }
@@ -494,7 +518,7 @@ std::string comparison_csv(const Comparison& c) {
 nlohmann::json comparison_json(const Comparison& c) {
   nlohmann::json counts = nlohmann::json::object();
   for (Verdict v : {Verdict::same, Verdict::noisy, Verdict::regression, Verdict::improved, Verdict::wrong,
-                    Verdict::only_base, Verdict::only_new})
+                    Verdict::only_base, Verdict::only_new, Verdict::not_judged})
     counts[to_string(v)] = c.count(v);
   nlohmann::json allowed = nlohmann::json::array();
   for (const SetupMismatch& m : c.allowed_mismatches)
@@ -506,6 +530,7 @@ nlohmann::json comparison_json(const Comparison& c) {
           {"threshold_pct", c.rules.threshold_pct},
           {"max_ratio", c.rules.max_ratio},
           {"allow_missing", c.rules.allow_missing},
+          {"judge_oversubscribed", c.rules.judge_oversubscribed},
           {"allowed_mismatches", allowed},
           {"notes", c.notes},
           {"figures", figure_records(c)},

@@ -20,6 +20,10 @@ struct CompareRules {
   double max_ratio = 1.5;  // a figure worse (or better) by more than this factor counts whatever the spread
   std::vector<std::string> allow_mismatch;  // setup fields (SetupField::name) allowed to differ
   bool allow_missing = false;               // points on one side only are listed but do not fail
+  // Timings of an oversubscribed run (more ranks than cores on a host: the scheduler's time slicing) are
+  // reported, not judged, unless this is set (`--judge-oversubscribed`; tools/nightly's
+  // `--fail-oversubscribed`).
+  bool judge_oversubscribed = false;
 };
 
 // How `k25comm compare` prints: the side-by-side table, CSV or JSON.
@@ -58,8 +62,10 @@ struct SetupMismatch {
 
 // same: within the threshold; noisy: beyond the threshold but within the runs' spread and the ratio ceiling;
 // regression / improved: beyond the threshold and beyond the spread or the ceiling; wrong: the new run has
-// wrong elements where the base had none; only_base / only_new: the point was measured on one side only.
-enum class Verdict { same, noisy, regression, improved, wrong, only_base, only_new };
+// wrong elements where the base had none; only_base / only_new: the point was measured on one side only;
+// not_judged: a timing measured on both sides of a comparison with an oversubscribed run, which is reported
+// but neither a regression nor an improvement (CompareRules::judge_oversubscribed).
+enum class Verdict { same, noisy, regression, improved, wrong, only_base, only_new, not_judged };
 const char* to_string(Verdict verdict);
 
 // One compared figure: a result's step time p50, a serve level's TPOT p50 or its output tokens/s over its
@@ -92,7 +98,10 @@ struct Comparison {
 // matched points and is not allowed (the message names the fields, values and points), or an unknown field in
 // rules.allow_mismatch. For a figure where lower is better, ratio = next / base; it is a regression when
 // ratio - 1 exceeds threshold_pct / 100 and either the spread or max_ratio - 1, an improvement when
-// base / next - 1 does; noisy when beyond the threshold only. Higher-is-better figures mirror this.
+// base / next - 1 does; noisy when beyond the threshold only. Higher-is-better figures mirror this. Where
+// either run was oversubscribed and rules.judge_oversubscribed is not set, every figure measured on both
+// sides is not_judged instead: wrong results and missing points still fail (the one rule of `k25comm
+// compare` and tools/nightly).
 Comparison compare_reports(const RunReport& base, const RunReport& next, const CompareRules& rules);
 
 // Side-by-side table with a summary line, for the console.

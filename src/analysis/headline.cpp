@@ -2,6 +2,7 @@
 #include "analysis/headline.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -111,6 +112,57 @@ std::string tokens_sentence(const std::vector<PhaseResult>& results, int tokens)
   return sentence;
 }
 
+// "6.81 ms at T=1 to 9.00 ms at T=16 (122 ops, eager)" of one phase's step between two token counts.
+std::string step_range(const PhaseResult& low, const PhaseResult& high, const std::string& low_at,
+                       const std::string& high_at, const std::string& what) {
+  const std::string modes = mode_words(low) == mode_words(high)
+                                ? mode_words(low)
+                                : fmt::format("{} to {}", mode_words(low), mode_words(high));
+  return fmt::format("{} at {} to {} at {} ({}{})", ms(low.step_us.p50 / 1000.0), low_at,
+                     ms(high.step_us.p50 / 1000.0), high_at, what, modes);
+}
+
+// The dispatch + combine of one token count as one PhaseResult-like step (their step p50s added).
+std::optional<PhaseResult> alltoall_step(const std::vector<PhaseResult>& results, int tokens) {
+  const PhaseResult* dispatch = preferred_result(results, Phase::dispatch, tokens);
+  const PhaseResult* combine = preferred_result(results, Phase::combine, tokens);
+  if (!dispatch || !combine || dispatch->mode != combine->mode) return std::nullopt;
+  PhaseResult both = *dispatch;
+  both.step_us.p50 = dispatch->step_us.p50 + combine->step_us.p50;
+  return both;
+}
+
+// Without serve results, the one headline sentence over the measured token counts: "AllReduce burst per
+// decode step 6.81 ms at T=1 to 9.00 ms at T=16 (122 ops, eager), All-to-All 1.49 ms at 1 token per rank to
+// 2.10 ms at 16 tokens per rank (dispatch + combine, eager); 2 token counts, one line each". One count: its
+// sentence (tokens_sentence).
+std::string communication_summary(const std::vector<PhaseResult>& results) {
+  std::set<int> counts;
+  for (const PhaseResult& r : results) counts.insert(r.requested_tokens);
+  if (counts.empty()) return {};
+  const int low = *counts.begin(), high = *counts.rbegin();
+  if (counts.size() == 1) return tokens_sentence(results, low);
+  std::vector<std::string> parts;
+  const PhaseResult* allreduce_low = preferred_result(results, Phase::allreduce, low);
+  const PhaseResult* allreduce_high = preferred_result(results, Phase::allreduce, high);
+  if (allreduce_low && allreduce_high)
+    parts.push_back("AllReduce burst per decode step " +
+                    step_range(*allreduce_low, *allreduce_high, fmt::format("T={}", low),
+                               fmt::format("T={}", high),
+                               fmt::format("{} ops, ", allreduce_low->ops_per_step)));
+  const std::optional<PhaseResult> alltoall_low = alltoall_step(results, low);
+  const std::optional<PhaseResult> alltoall_high = alltoall_step(results, high);
+  if (alltoall_low && alltoall_high)
+    parts.push_back(fmt::format(
+        "{}All-to-All {}", parts.empty() ? "per decode step: " : "",
+        step_range(*alltoall_low, *alltoall_high, per_rank(low), per_rank(high), "dispatch + combine, ")));
+  if (parts.empty()) return tokens_sentence(results, low);
+  std::string sentence = parts[0];
+  for (std::size_t i = 1; i < parts.size(); ++i) sentence += ", " + parts[i];
+  return sentence +
+         fmt::format("; {}, one line each", count_noun(static_cast<long long>(counts.size()), "token count"));
+}
+
 // The effective config's transport.inject_delay is set (a test mode: one rank late at every trial).
 bool injected_delay(const nlohmann::json& config) {
   if (!config.is_object()) return false;
@@ -136,6 +188,13 @@ std::vector<std::string> headline_sentences(const std::vector<PhaseResult>& resu
   return sentences;
 }
 
+std::vector<std::string> per_token_count_lines(const RunReport& report) {
+  if (!report.attribution.empty()) return {};
+  std::vector<std::string> lines = headline_sentences(report.results, {});
+  if (lines.size() <= 1) return {};  // the headline is that sentence
+  return lines;
+}
+
 HeadlineTags headline_tags(const RunReport& report) {
   HeadlineTags tags;
   const RunInfo& run = report.run;
@@ -151,9 +210,6 @@ HeadlineTags headline_tags(const RunReport& report) {
   if (!report.serve.levels.empty()) {
     if (const std::string served = foreign_served_model(report); !served.empty())
       tags.serving.push_back(fmt::format("served model {}, not {}", served, report_model_name(report)));
-    if (std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
-                    [](const ServeLevel& level) { return tpot_per_chunk(level); }))
-      tags.serving.push_back("TPOT per chunk, not per token");
   }
   if (!run.complete) {
     tags.communication.push_back("incomplete run");
@@ -162,13 +218,34 @@ HeadlineTags headline_tags(const RunReport& report) {
   return tags;
 }
 
+std::vector<std::string> level_tags(const ServeLevel& level) {
+  std::vector<std::string> tags;
+  if (tpot_per_chunk(level)) tags.push_back(kCountedInChunksTag);
+  if (level.failed > 0)
+    tags.push_back(fmt::format("{} of {} failed", level.failed, count_noun(level.requests, "request")));
+  return tags;
+}
+
 namespace {
 
-// "C=1: TPOT p50 12.4 ms, TTFT p50 40.0 ms, 79.0 output tok/s (serve only: no communication measured)".
+// TPOT, with the interval per token beside it where chunks carry several tokens: "TPOT p50 11.4 ms (12.0 ms
+// a token after the first chunk, 4.0 tokens a chunk)", or "TPOT p50 48.0 ms per chunk" where the tokens are
+// counted in chunks.
+std::string tpot_words(const ServeLevel& level) {
+  std::string words = "TPOT p50 " + ms(level.tpot_ms->p50);
+  if (tpot_per_chunk(level)) return words + " per chunk";
+  if (several_tokens_per_chunk(level) && level.token_interval_ms)
+    words += fmt::format(" ({} a token after the first chunk, {:.1f} tokens a chunk)",
+                         ms(level.token_interval_ms->p50), *level.tokens_per_chunk_p50);
+  return words;
+}
+
+// "C=1: TPOT p50 12.4 ms, TTFT p50 40.0 ms, 79.0 output tok/s (serve only: no communication measured)";
+// counted in chunks, the throughput is "output chunks/s".
 std::string serve_sentence(const ServeLevel& level) {
-  return fmt::format(
-      "C={}: TPOT p50 {}, TTFT p50 {}, {:.1f} output tok/s (serve only: no communication measured)",
-      level.concurrency, ms(level.tpot_ms->p50), ms(level.ttft_ms->p50), level.output_tokens_per_s);
+  return fmt::format("C={}: {}, TTFT p50 {}, {:.1f} output {}/s (serve only: no communication measured)",
+                     level.concurrency, tpot_words(level), ms(level.ttft_ms->p50), level.output_tokens_per_s,
+                     tpot_per_chunk(level) ? "chunks" : "tok");
 }
 
 std::string with_tags(std::string sentence, const std::vector<std::string>& tags) {
@@ -176,6 +253,18 @@ std::string with_tags(std::string sentence, const std::vector<std::string>& tags
   std::string joined;
   for (const std::string& tag : tags) joined += (joined.empty() ? "" : "; ") + tag;
   return sentence + " [" + joined + "]";
+}
+
+std::vector<std::string> joined(std::vector<std::string> first, const std::vector<std::string>& more) {
+  for (const std::string& tag : more)
+    if (std::find(first.begin(), first.end(), tag) == first.end()) first.push_back(tag);
+  return first;
+}
+
+const ServeLevel* level_at(const ServeReport& serve, int concurrency) {
+  for (const ServeLevel& level : serve.levels)
+    if (level.concurrency == concurrency) return &level;
+  return nullptr;
 }
 
 }  // namespace
@@ -187,21 +276,24 @@ std::vector<std::string> report_headline(const RunReport& report,
   if (report.results.empty()) {  // serve only: the serve figures alone
     for (const ServeLevel& level : report.serve.levels)
       if (level.completed > 0 && level.tpot_ms && level.ttft_ms)
-        headline.push_back(with_tags(serve_sentence(level), tags.serving));
+        headline.push_back(with_tags(serve_sentence(level), joined(level_tags(level), tags.serving)));
     return headline;
   }
-  std::vector<std::string> both = tags.communication;
-  for (const std::string& tag : tags.serving)
-    if (std::find(both.begin(), both.end(), tag) == both.end()) both.push_back(tag);
-  const bool attributed = !attribution.empty();
-  for (std::string& sentence : headline_sentences(report.results, attribution))
-    headline.push_back(with_tags(std::move(sentence), attributed ? both : tags.communication));
-  if (!attributed && std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
-                                 [](const ServeLevel& l) { return l.completed > 0 && tpot_per_chunk(l); }))
-    headline.push_back(
-        with_tags("no attribution: TPOT is time per chunk, not per token (the server sent no token counts; "
-                  "see the notes)",
-                  tags.serving));
+  const std::vector<std::string> both = joined(tags.communication, tags.serving);
+  for (const AttributionRow& row : attribution) {
+    std::string sentence = attribution_sentence(row);
+    if (sentence.empty()) continue;
+    const ServeLevel* level = level_at(report.serve, row.concurrency);
+    headline.push_back(with_tags(std::move(sentence), level ? joined(level_tags(*level), both) : both));
+  }
+  if (!headline.empty()) return headline;
+  if (std::string summary = communication_summary(report.results); !summary.empty())
+    headline.push_back(with_tags(std::move(summary), tags.communication));
+  if (std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
+                  [](const ServeLevel& l) { return l.completed > 0 && tpot_per_chunk(l); }))
+    headline.push_back(with_tags(
+        "no attribution: TPOT is time per chunk and output throughput chunks per second, not tokens (the server sent no token counts; see the notes)",
+        joined({kCountedInChunksTag}, tags.serving)));
   return headline;
 }
 

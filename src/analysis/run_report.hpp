@@ -17,8 +17,9 @@
 namespace k25 {
 
 // 2: empty STATS are null; fits weighted by relative error with alpha >= 0; headline, host_cores, serve
-// vllm_bench_serve. Version 1 files are still read (see report_reader.hpp).
-inline constexpr int kReportSchemaVersion = 2;
+// vllm_bench_serve. 3: serve levels' output_unit, tokens_per_chunk_p50 and token_interval_ms. Versions 1 and
+// 2 are still read (see report_reader.hpp).
+inline constexpr int kReportSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 struct ToolInfo {
@@ -61,8 +62,9 @@ struct RunReport {
   // Derived by the analysis stage (analyze_report) from results and serve; written to report.json, and
   // recomputed, not read back, when a report is read.
   std::vector<AttributionRow> attribution;
-  std::vector<LatencyFit> fits;       // latency = alpha + bytes / beta per phase and mode
-  std::vector<std::string> headline;  // one sentence per serve concurrency, or per token count without serve
+  std::vector<LatencyFit> fits;  // latency = alpha + bytes / beta per phase and mode
+  // One sentence per serve concurrency, or one over the token counts without serve (headline.hpp).
+  std::vector<std::string> headline;
 };
 
 void to_json(nlohmann::json& j, const ToolInfo& t);

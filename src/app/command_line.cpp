@@ -253,6 +253,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->check(names_check(setup_field_names));
   compare->add_flag("--allow-missing", cmp.rules.allow_missing,
                     "points measured on one side only are listed but do not fail");
+  compare->add_flag(
+      "--judge-oversubscribed", cmp.rules.judge_oversubscribed,
+      "judge the timings of oversubscribed runs too (by default they are reported, not judged)");
   compare->add_option("--format", compare_format, "output (default text)")
       ->type_name(join_names(enum_names<CompareFormat>(), "|"))
       ->check(names_check(enum_names<CompareFormat>()));

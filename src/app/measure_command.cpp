@@ -15,6 +15,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/chrome_trace.hpp"
+#include "analysis/headline.hpp"
 #include "analysis/join_cost.hpp"
 #include "analysis/journal_records.hpp"
 #include "analysis/point_result.hpp"
@@ -108,12 +109,13 @@ std::unique_ptr<CoordinatorState> open_outputs(const RunConfig& config, const Ra
   run_on_coordinator(context, [&] {
     state = std::make_unique<CoordinatorState>();
     ensure_writable_directory(config.output.dir);
+    // An unreachable endpoint stops the run before it leaves anything (no empty journal).
+    if (serve_asked(config)) check_endpoint_reachable(config.serve);
     // Reports of an earlier run in this directory would describe another journal: a run that fails must not
     // leave them looking like its own.
     for (const std::string& stale : report_file_names())
       std::filesystem::remove(config.output.dir + "/" + stale);
     state->journal = std::make_unique<Journal>(config.output.dir + "/journal.jsonl");
-    if (serve_asked(config)) check_endpoint_reachable(config.serve);
   });
   return state;
 }
@@ -320,15 +322,17 @@ std::vector<ExtraFile> run_extra_files(const RunConfig& config, const Coordinato
   return {{kTraceFileName, chrome_trace(state.timelines).dump() + "\n"}};
 }
 
-// Writes report.json and report.md, then the journal's run_end, then trace.json, the CSV files and the plots
-// (not when the run is being stopped: mpirun's SIGKILL follows its SIGTERM within seconds); lists every file
-// written. A file that cannot be written fails the run (RuntimeFault) with what was written and how to
-// rebuild the rest from the journal, which holds every point.
+// Writes the journal's run_end (the measuring is over: a file that cannot be written later leaves a journal
+// that says whether every point and level finished), then report.json and report.md, then trace.json, the
+// CSV files and the plots (not when the run is being stopped: mpirun's SIGKILL follows its SIGTERM within
+// seconds); lists every file written. A file that cannot be written fails the run (RuntimeFault) with what
+// was written and how to rebuild the rest from the journal, which holds every point.
 void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_plots) {
   RunReport& report = state.report;
   report.run.finished_at = utc_now_iso8601();
   analyze_report(report);
   const std::string journal = state.journal->path();
+  state.journal->append(run_end_record(report.run));
   WrittenFiles files;
   try {
     files = write_report_files(report, config.output.dir, with_plots, {}, run_extra_files(config, state));
@@ -338,7 +342,6 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
         fault.message(), fault.reports_written() ? "report.json and report.md were written; " : "", journal,
         journal));
   }
-  state.journal->append(run_end_record(report.run));
   std::istringstream plot_lines(files.plot_message);
   for (std::string line; std::getline(plot_lines, line);)
     if (!line.empty()) state.table.print_note(line);
@@ -444,6 +447,8 @@ void write_run(const RunConfig& config, const RankContext& context, const SweepO
                                   : "serve phase " + state->report.serve.stopped_reason;
     }
     write_outputs(config, *state, /*with_plots=*/run.complete);
+    for (const std::string& line : per_token_count_lines(state->report))
+      state->table.print_note("per token count: " + line);
     for (const std::string& sentence : state->report.headline)
       state->table.print_note("headline: " + sentence);
     if (outcome.wrong > 0) {

@@ -121,9 +121,24 @@ void PeriodicProgress::update(const std::string& what, int done, int failed, int
   std::fflush(out_);
 }
 
+namespace {
+
+// " (per token after the first chunk p50 12.00 ms, 4.0 tokens a chunk)" where chunks carry several tokens.
+std::string token_interval_words(const ServeLevel& level) {
+  if (!several_tokens_per_chunk(level) || !level.token_interval_ms) return {};
+  return fmt::format(" (per token after the first chunk p50 {:.2f} ms, {:.1f} tokens a chunk)",
+                     level.token_interval_ms->p50, *level.tokens_per_chunk_p50);
+}
+
+}  // namespace
+
 std::string serve_level_line(const ServeLevel& level, const std::vector<double>& percentiles) {
+  // Stopped by a signal, the planned count: "4/40 completed".
+  const int planned =
+      level.interrupted && level.planned_requests > 0 ? level.planned_requests : level.requests;
   std::string line = fmt::format("serve C={}: {}/{} completed in {}", level.concurrency, level.completed,
-                                 level.requests, duration_text(level.duration_s));
+                                 planned, duration_text(level.duration_s));
+  if (level.interrupted) line += fmt::format(" (stopped by a signal after {} requests)", level.requests);
   if (level.failed > 0) line += fmt::format(", {} failed: {}", level.failed, describe_errors(level));
   if (level.completed == 0) return line + ": no latency figures";
   const Columns<ServeLevel> columns =
@@ -139,15 +154,21 @@ std::string serve_level_line(const ServeLevel& level, const std::vector<double>&
     if (column.group.empty()) continue;
     if (column.group != group) {
       const bool per_chunk = column.group == "TPOT" && tpot_per_chunk(level);
-      line += fmt::format("{} | {}", group.empty() ? "" : " ms",
+      line += fmt::format("{}{} | {}", group.empty() ? "" : " ms",
+                          group == "TPOT" ? token_interval_words(level) : "",
                           per_chunk ? "TPOT per CHUNK (no token counts, see notes)" : column.group);
       group = column.group;
     }
     std::string label = column.header.substr(0, column.header.size() - column.group.size() - 1);
     if (label == "Mean" || label == "Median") label[0] = static_cast<char>(label[0] - 'A' + 'a');
-    line += fmt::format(" {} {}", label, console_text(column.cell(level)));
+    const TableCell cell = column.cell(level);
+    line +=
+        fmt::format(" {} {}", label, cell.value ? fmt::format("{:.2f}", *cell.value) : console_text(cell));
   }
   if (!group.empty()) line += " ms";
+  if (tpot_per_chunk(level))
+    return line + fmt::format(" | output {} over the whole level (counted in chunks, not tokens)",
+                              figure("output_throughput"));
   line += fmt::format(" | output {} tok/s, total {} tok/s over the whole level", figure("output_throughput"),
                       figure("total_token_throughput"));
   return line;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/attribution.hpp"
+#include "analysis/headline.hpp"
 #include "analysis/latency_fit.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/column_table.hpp"
@@ -137,6 +138,10 @@ std::string render_headline(const RunReport& r) {
   if (r.headline.empty()) return {};
   std::string md = "## Headline\n\n";
   for (const std::string& sentence : r.headline) md += "- " + sentence + "\n";
+  if (const std::vector<std::string> lines = per_token_count_lines(r); !lines.empty()) {
+    md += "\nPer token count:\n\n";
+    for (const std::string& line : lines) md += "- " + line + "\n";
+  }
   return md + "\n";
 }
 
@@ -148,7 +153,7 @@ std::string render_notes(const RunReport& r) {
         (r.run.incomplete_reason.empty() ? std::string("no reason recorded") : r.run.incomplete_reason) +
         ". The tables hold what was gathered before it stopped.");
   }
-  if (r.topology.kind == "host") {
+  if (r.topology.kind == "host" && !r.results.empty()) {  // a serve-only report has no transport figure
     notes.push_back("Host transport: these figures are MPI over host memory, not GPU-to-GPU links.");
   }
   for (const std::string& note : r.run.notes) notes.push_back(note);
@@ -333,15 +338,21 @@ std::string render_serve(const RunReport& r) {
   };
   const Columns<ServeLevel> columns = {
       {"concurrency", "", [](L l) { return TableCell::count(l.concurrency); }},
-      {"requests", "", [](L l) { return TableCell::count(l.requests); }},
+      {"requests", "",
+       [](L l) {
+         if (!l.interrupted || l.planned_requests <= 0) return TableCell::count(l.requests);
+         return TableCell::with_data(fmt::format("{} of {} planned", l.requests, l.planned_requests),
+                                     l.requests);
+       }},
       {"completed", "", [](L l) { return TableCell::count(l.completed); }},
       {"failed", "", [](L l) { return TableCell::count(l.failed); }},
       {"TTFT p50", "", [](L l) { return stat_cell(l.ttft_ms, &Stats::p50); }},
-      {"TPOT p50", "", [](L l) { return stat_cell(l.tpot_ms, &Stats::p50); }},
-      {"TPOT p90", "", [](L l) { return stat_cell(l.tpot_ms, &Stats::p90); }},
+      {"TPOT p50", "", [](L l) { return tpot_cell(l, &Stats::p50); }},
+      {"TPOT p90", "", [](L l) { return tpot_cell(l, &Stats::p90); }},
       {"ITL p50", "", [](L l) { return stat_cell(l.itl_ms, &Stats::p50); }},
       {"E2EL p50", "", [](L l) { return stat_cell(l.e2el_ms, &Stats::p50); }},
-      {"steady output tok/s", "", [=](L l) { return rate(l, l.output_tokens_per_s); }},
+      {"steady output tok/s", "",
+       [=](L l) { return tpot_per_chunk(l) ? steady_output_cell(l) : rate(l, l.output_tokens_per_s); }},
       {"steady req/s", "", [=](L l) { return rate(l, l.requests_per_s); }},
       {"window", "", [](L l) { return TableCell(l.window_kind); }},
       {"errors", "",
@@ -351,7 +362,7 @@ std::string render_serve(const RunReport& r) {
          return TableCell(join(errors, ", "));
        }},
   };
-  md += markdown_table(columns, row_pointers(s.levels));
+  md += markdown_table(with_chunk_sizes(columns, s.levels), row_pointers(s.levels));
   const bool any_level_span = std::any_of(s.levels.begin(), s.levels.end(),
                                           [](const ServeLevel& l) { return l.window_kind == "level_span"; });
   md +=

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analyze.hpp"
+#include "analysis/headline.hpp"
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
 #include "report/atomic_file.hpp"
@@ -68,6 +69,7 @@ int run_report_command(const RerenderOptions& options, std::ostream& out) {
     out << fmt::format("merged {} and the serve results of {} into {} (the inputs are unchanged)\n",
                        options.input_path, options.serve_path, out_dir);
   if (!report.run.complete) out << "incomplete run: " << report.run.incomplete_reason << "\n";
+  for (const std::string& line : per_token_count_lines(report)) out << "per token count: " << line << "\n";
   for (const std::string& sentence : report.headline) out << "headline: " << sentence << "\n";
   return 0;
 }

@@ -56,6 +56,27 @@ void add_latency_metrics(std::map<std::string, std::optional<double>>& metrics, 
     metrics[percentile_name(p) + "_" + name + "_ms"] = value_if_any(percentile(samples, p / 100.0));
 }
 
+// Tokens per content chunk and the interval per token of the completed requests whose token count is not
+// their chunk count: a request of n tokens in k chunks carries n / k a chunk, and its chunks after the first
+// carry n - n / k tokens over E2EL - TTFT.
+struct ChunkSizes {
+  std::vector<double> tokens_per_chunk, token_interval_ms;
+};
+ChunkSizes chunk_sizes(const std::vector<RequestRecord>& counted) {
+  ChunkSizes sizes;
+  for (const RequestRecord& r : counted) {
+    if (!r.ok || r.content_times.empty() || r.token_source() == TokenSource::chunks) continue;
+    const double chunks = static_cast<double>(r.content_times.size());
+    const double per_chunk = static_cast<double>(r.output_tokens()) / chunks;
+    sizes.tokens_per_chunk.push_back(per_chunk);
+    const double after_first = static_cast<double>(r.output_tokens()) - per_chunk;
+    if (r.content_times.size() > 1 && after_first > 0)
+      sizes.token_interval_ms.push_back(ms_between(r.content_times.front(), r.content_times.back()) /
+                                        after_first);
+  }
+  return sizes;
+}
+
 }  // namespace
 
 std::string percentile_name(double percentile) {
@@ -109,6 +130,10 @@ ServeLevel summarize_level(int concurrency, const std::vector<RequestRecord>& co
   level.tpot_ms = summarize_if_any(std::move(tpot));
   level.itl_ms = summarize_if_any(std::move(itl));
   level.e2el_ms = summarize_if_any(std::move(e2el));
+  ChunkSizes sizes = chunk_sizes(counted);
+  if (const auto per_chunk = summarize_if_any(std::move(sizes.tokens_per_chunk)))
+    level.tokens_per_chunk_p50 = per_chunk->p50;
+  level.token_interval_ms = summarize_if_any(std::move(sizes.token_interval_ms));
 
   vllm["completed"] = level.completed;
   vllm["total_output_tokens"] = static_cast<double>(level.output_tokens);

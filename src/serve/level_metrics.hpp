@@ -22,6 +22,10 @@ struct LevelWindow {
 //   TPOT = (E2EL - TTFT) / (output_tokens - 1), when output_tokens > 1.
 // output_tokens as RequestRecord::output_tokens counts them (usage, else max_tokens of an ignore_eos request
 // that ended by length, else chunks); token_count_source and chunk_counted say which.
+// Where the token count is not the chunk count: tokens_per_chunk_p50 (output_tokens / content chunks per
+// request) and token_interval_ms = (E2EL - TTFT) / (output_tokens - output_tokens / chunks), the interval per
+// token of the chunks after the first (TPOT divides by output_tokens - 1 and so reads low where the first
+// chunk carries several tokens).
 // Throughput counts the output tokens of completed requests whose chunks arrived inside the window (a chunk
 // is worth output_tokens / content_chunks tokens) and the completions after its begin, up to its end. When
 // fewer than `concurrency` requests completed inside the window (too few requests for a steady state), both

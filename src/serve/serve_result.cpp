@@ -23,6 +23,10 @@ bool tpot_per_chunk(const ServeLevel& level) {
   return level.chunk_counted > 0;
 }
 
+bool several_tokens_per_chunk(const ServeLevel& level) {
+  return level.tokens_per_chunk_p50 && *level.tokens_per_chunk_p50 >= 1.5;
+}
+
 namespace {
 
 nlohmann::json optional_numbers(const std::map<std::string, std::optional<double>>& values) {
@@ -70,6 +74,10 @@ void to_json(nlohmann::json& j, const ServeLevel& l) {
       {"token_count_source", l.token_count_source},
       {"chunk_counted", l.chunk_counted},
       {"tpot_per", tpot_per_chunk(l) ? "chunk" : "token"},
+      {"output_unit", tpot_per_chunk(l) ? "chunk" : "token"},
+      {"tokens_per_chunk_p50",
+       l.tokens_per_chunk_p50 ? nlohmann::json(*l.tokens_per_chunk_p50) : nlohmann::json(nullptr)},
+      {"token_interval_ms", stats_or_null(l.token_interval_ms)},
       {"error_examples", l.error_examples},
       {"duration_s", l.duration_s},
       {"input_tokens", l.input_tokens ? nlohmann::json(*l.input_tokens) : nlohmann::json(nullptr)},
@@ -110,6 +118,9 @@ void from_json(const nlohmann::json& j, ServeLevel& l) {
                              : l.token_count_source == "mixed" ? 1
                                                                : 0;
   l.chunk_counted = json_integer_or(j, "chunk_counted", counted_before, 0);
+  if (j.contains("tokens_per_chunk_p50") && j["tokens_per_chunk_p50"].is_number())
+    l.tokens_per_chunk_p50 = j["tokens_per_chunk_p50"].get<double>();
+  l.token_interval_ms = stats_from_json_or_null(j, "token_interval_ms");
   l.error_examples = j.value("error_examples", std::map<std::string, std::string>{});
   l.duration_s = j.value("duration_s", 0.0);
   if (j.contains("input_tokens") && !j["input_tokens"].is_null())

@@ -31,6 +31,10 @@ struct ServeLevel {
   // Completed requests counted by chunks (no usage, no ignore_eos length end): where any is, TPOT is (partly)
   // time per chunk, not per token, and no attribution is made from it. report.json also writes "tpot_per".
   int chunk_counted = 0;
+  // Where token counts are not chunk counts: tokens per content chunk (p50 over requests) and the interval
+  // per token after the first chunk ((E2EL - TTFT) / (tokens - tokens of the first chunk)); none otherwise.
+  std::optional<double> tokens_per_chunk_p50;
+  std::optional<Stats> token_interval_ms;
   std::map<std::string, std::string> error_examples;  // error class -> first message seen
   double duration_s = 0;  // first counted request's start to the last one's end (vllm bench serve's duration)
   std::optional<long long> input_tokens;  // sum of usage.prompt_tokens of completed requests that sent it
@@ -50,6 +54,10 @@ std::string describe_errors(const ServeLevel& level);
 // True where the level's TPOT is (partly) time per chunk: some completed request's token count is its chunk
 // count, because the server sent no usage and the request did not end by length with ignore_eos.
 bool tpot_per_chunk(const ServeLevel& level);
+
+// True where chunks carry several tokens (tokens_per_chunk_p50 of 1.5 or more): TPOT reads under the
+// interval per token and ITL is a gap between chunks; report token_interval_ms beside TPOT.
+bool several_tokens_per_chunk(const ServeLevel& level);
 
 struct ServeReport {
   bool ran = false;

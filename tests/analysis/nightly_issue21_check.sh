@@ -64,8 +64,19 @@ grep -q "note: the base run was oversubscribed (vm ran 8 ranks on 2 cores)" "$co
   fail "compare.txt does not say the base run was oversubscribed"
 grep -q "note: the new run was oversubscribed (vm ran 8 ranks on 2 cores)" "$compare_txt" ||
   fail "compare.txt does not say the new run was oversubscribed"
-grep -q "REGRESSION" "$compare_txt" || fail "compare.txt hides the slower figures"
-grep -q "no regression signal; not failing" "$work/busy-slower.log" || fail "the nightly does not say why it passes"
+# Issue 31 item 3: one rule, k25comm compare's: the slower figures are shown, not judged, in compare and nightly.
+! grep -q "REGRESSION" "$compare_txt" || fail "compare.txt marks timings of oversubscribed runs REGRESSION"
+grep -q "allreduce T=1 eager .*not judged (oversubscribed)" "$compare_txt" || fail "compare.txt hides the slower figures"
+grep -q "verdict: no regression (.*not judged: oversubscribed)" "$compare_txt" ||
+  fail "compare.txt's verdict does not count the figures not judged"
+grep -q "reported, not judged" "$work/busy-slower.log" || fail "the nightly does not say why it passes"
 K25_FAKE_REPORT=$work/pcie-busy.json nightly busy-strict --fail-oversubscribed >/dev/null 2>&1 && rc=0 || rc=$?
 [ "$rc" -eq 1 ] || fail "--fail-oversubscribed: exit $rc, expected 1"
+grep -q "REGRESSION" "$work/busy-strict/latest/compare.txt" || fail "--fail-oversubscribed: no REGRESSION judged"
+# The same pair through k25comm compare directly: exit 0, and 1 with --judge-oversubscribed.
+"$k25comm" compare "$work/nvlink-busy.json" "$work/pcie-busy.json" >"$work/compare-busy.txt" && rc=0 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$work/compare-busy.txt"; fail "compare of oversubscribed runs: exit $rc, expected 0"; }
+"$k25comm" compare "$work/nvlink-busy.json" "$work/pcie-busy.json" --judge-oversubscribed >/dev/null && rc=0 ||
+  rc=$?
+[ "$rc" -eq 1 ] || fail "compare --judge-oversubscribed: exit $rc, expected 1"
 echo "ok: nightly: bad arguments exit 2, one headline, named plots, oversubscribed runs"

@@ -67,6 +67,16 @@ inline ServeLevel serve_level(int concurrency, double tpot_p50_ms, double output
   return l;
 }
 
+// A level of serve_level's figures that a signal stopped after `finished` of `planned` requests.
+inline ServeLevel interrupted_level(int concurrency, int finished, int planned) {
+  ServeLevel l = serve_level(concurrency, 20.0, 100.0);
+  l.requests = finished;
+  l.completed = finished;
+  l.interrupted = true;
+  l.planned_requests = planned;
+  return l;
+}
+
 // A complete report of model `model` on topology `kind` with no results yet.
 inline RunReport empty_report(const std::string& model = "kimi-k2.5", const std::string& kind = "pcie") {
   RunReport r;

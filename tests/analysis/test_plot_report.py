@@ -69,6 +69,22 @@ class PlotTests(unittest.TestCase):
             self.assertEqual(axes.get_ylim()[0], 0.0, axes.get_title())
             self.assertEqual(self.ticks(axes), ([1, 2, 8, 32, 128], ["1", "2", "8", "32", "128"]))
 
+    def test_serve_curves_stay_off_the_top_frame_and_the_p90_band_inside(self):
+        # Issue 31 item 7: a flat TPOT (12.000 to 12.004 ms) sat on the top frame; the p90 band was clipped.
+        flat = copy.deepcopy(self.reports[0][1])
+        for i, level in enumerate(flat["serve"]["levels"]):
+            level["tpot_ms"].update({"p50": 12.0 + i * 0.001, "p90": 12.0 + i * 0.001 + (3.0 if i == 2 else 0.0)})
+            level["output_tokens_per_s"] = 80.0
+        figure = self.plot.serve_figure(self.plt, [("flat", flat)])
+        figure.canvas.draw()
+        tpot_axes, rate_axes = figure.axes
+        bottom, top = tpot_axes.get_ylim()
+        self.assertEqual(bottom, 0.0)
+        self.assertAlmostEqual(top, 15.002 * 1.18, places=9)  # the highest p90, a sixth more
+        bottom, top = rate_axes.get_ylim()
+        self.assertEqual(bottom, 0.0)
+        self.assertAlmostEqual(top, 80.0 * 1.18, places=9)
+
     def test_levels_without_completions_are_left_out(self):
         pcie = copy.deepcopy(self.reports[0][1])
         level = pcie["serve"]["levels"][0]
@@ -110,8 +126,9 @@ class PlotTests(unittest.TestCase):
         merged["serve"]["endpoint"] = "http://127.0.0.1:6556/v1"
         merged["serve"]["levels"][0]["tpot_per"] = "chunk"
         figure = self.plot.serve_figure(self.plt, [(self.plot.label_of(merged), merged)])
+        for axes in figure.axes:  # TPOT per chunk and chunks per second (issue 31 item 1)
+            self.assertEqual(axes.get_legend_handles_labels()[1], ["gpt-5.2 at 127.0.0.1:6556 [counted in chunks]"])
         labels = figure.axes[0].get_legend_handles_labels()[1]
-        self.assertEqual(labels, ["gpt-5.2 at 127.0.0.1:6556 [TPOT per chunk]"])
         self.assertNotIn("ranks", labels[0])
 
     def test_names_come_before_the_labels(self):

@@ -2,7 +2,8 @@
 # Issue 21 item 14: a disk that fills up while the optional files are written (trace.json, CSV, plots) costs
 # them alone: report.json and report.md are written first, the message names the file that failed, says the
 # reports were written and that journal.jsonl kept every point, and `k25comm report journal.jsonl` rebuilds the
-# rest once there is room. A real full disk: a tmpfs sized for the journal and the reports but not trace.json.
+# rest once there is room, complete (issue 31 item 5). A real full disk: a tmpfs sized for the journal and the
+# reports but not trace.json.
 # usage: full_disk_reports_first.sh K25COMM MPIRUN CONFIG WORK_DIR      (exit 77: cannot mount a tmpfs here)
 set -uo pipefail
 K25COMM=$1 MPIRUN=$2 config=$3 work=$4
@@ -52,4 +53,16 @@ PY
 for f in report.json report.md results.csv; do
   [ -s "$work/rebuilt/$f" ] || { echo "FAIL: rebuilt output lacks $f"; exit 1; }
 done
+# Issue 31 item 5: every point finished before the disk filled, so the rebuilt report is complete: no
+# "[incomplete run]" tag on its headline, the journal ends with run_end.
+python3 - "$disk/out/journal.jsonl" "$work/rebuilt/report.json" <<'PY' || exit 1
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+assert lines[-1]["type"] == "run_end" and lines[-1]["complete"] is True, lines[-1]
+report = json.load(open(sys.argv[2]))
+assert report["run"]["complete"] is True, report["run"].get("incomplete_reason")
+assert report["headline"] and not any("incomplete run" in h for h in report["headline"]), report["headline"]
+print(f"ok: rebuilt from the journal: complete, {len(report['headline'])} headline sentences without [incomplete run]")
+PY
+grep -q "incomplete run" "$work/rebuilt.log" && { echo "FAIL: the rebuild says incomplete run"; exit 1; }
 echo "ok: full disk at trace.json: reports first, the journal named, rebuilt from it"

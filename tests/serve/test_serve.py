@@ -4,8 +4,10 @@
 Run one group: python3 test_serve.py TimingTests   (K25_SERVE_DRIVER names the driver executable).
 Every test class starts its own server on a free port and kills it at the end; every wait is bounded.
 """
+import csv
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -408,6 +410,18 @@ class RunTests(unittest.TestCase):
         with open(os.path.join(self.out(name), "report.json")) as f:
             return json.load(f)
 
+    def one_level_run(self, name, path, *flags):
+        """The serve phase alone at C=1, 4 requests, against the server's URL + path: its console output, report
+        and level."""
+        done = run_k25comm(self.out(name), self.server.url + path, "--concurrency", "1", "--requests", "4", *flags)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        report = self.load(name)
+        with open(os.path.join(self.out(name), "serve.csv")) as f:
+            csv_row = next(csv.DictReader(f))
+        with open(os.path.join(self.out(name), "report.md")) as f:
+            md = f.read()
+        return done, report, report["serve"]["levels"][0], csv_row, md
+
     def test_every_request_failing_fails_the_run_after_writing_the_reports(self):
         done = run_k25comm(self.out("all-fail"), self.server.url + "/fault=http500", "--concurrency", "1,2",
                            "--requests", "3", "--max-tokens", "4")
@@ -446,6 +460,10 @@ class RunTests(unittest.TestCase):
         self.assertIn(note, report["run"]["notes"])
         with open(os.path.join(self.out("partial"), "report.md")) as f:
             self.assertIn(note, f.read())
+        # Issue 31 item 4: the headline sentence of the level carries the count.
+        tag = f"[{level['failed']} of 9 requests failed; served model fake-model, not smoke]"
+        self.assertTrue(report["headline"][0].endswith(tag), report["headline"])
+        self.assertIn(f"# headline: {report['headline'][0]}\n", done.stdout)
 
     def test_vllm_bench_serve_metrics_input_tokens_and_csv(self):
         done = run_k25comm(self.out("metrics"), self.server.url, "--concurrency", "1,2", "--requests", "4",
@@ -533,8 +551,55 @@ class RunTests(unittest.TestCase):
                             for n in report["run"]["notes"]), report["run"]["notes"])
         chunk_lines = [h for h in report["headline"] if h.startswith("no attribution: TPOT is time per chunk")]
         self.assertEqual(len(chunk_lines), 1, report["headline"])
-        self.assertIn("TPOT per chunk, not per token", chunk_lines[0])
+        self.assertIn("[counted in chunks, not tokens", chunk_lines[0])
         self.assertIn("# headline: no attribution: TPOT is time per chunk", done.stdout)
+
+    def test_output_counted_in_chunks_says_chunks_everywhere(self):
+        # Issue 31 item 1: 4 tokens a chunk, no usage, "stop": TPOT and throughput are per chunk, and say so in
+        # the headline, report.json, serve.csv, report.md and the console.
+        done, report, level, csv_row, md = self.one_level_run(
+            "chunk-rate", "/usage=0/finish_reason=stop/tokens_per_chunk=4", "--max-tokens", "16")
+        self.assertEqual((level["output_unit"], level["tpot_per"], level["output_tokens"]), ("chunk", "chunk", 16))
+        self.assertIsNone(level["tokens_per_chunk_p50"])
+        self.assertRegex(report["headline"][0],
+                         r"^C=1: TPOT p50 \S+ ms per chunk, TTFT p50 \S+ ms, "
+                         + re.escape(f"{level['output_tokens_per_s']:.1f}") + r" output chunks/s \(serve only: no "
+                         r"communication measured\) \[counted in chunks, not tokens; served model fake-model, not "
+                         r"smoke\]$")
+        self.assertEqual(csv_row["output_unit"], "chunk")
+        self.assertIn(" chunks/s |", md)
+        self.assertIn("| Total generated tokens | 16 chunks |", md)
+        self.assertRegex(done.stdout, r"\| output \S+ chunks/s over the whole level \(counted in chunks, not tokens\)")
+
+    def test_several_tokens_a_chunk_give_the_interval_per_token_beside_tpot(self):
+        # Issue 31 item 2: 4 tokens a chunk with usage, a chunk every 20 ms (5 ms a token), 32 tokens in 8 chunks:
+        # TPOT = (E2EL - TTFT) / 31, the interval per token (E2EL - TTFT) / 28, tokens a chunk 4.
+        done, report, level, csv_row, md = self.one_level_run(
+            "four-a-chunk", "/itl_ms=20/tokens_per_chunk=4", "--max-tokens", "32")
+        self.assertEqual((level["output_unit"], level["output_tokens"], level["tokens_per_chunk_p50"]),
+                         ("token", 128, 4.0))
+        interval = level["token_interval_ms"]["p50"]
+        self.assertAlmostEqual(level["tpot_ms"]["p50"], interval * 28 / 31, delta=1e-9)
+        self.assertAlmostEqual(interval, 5.0, delta=0.5)
+        self.assertRegex(report["headline"][0],
+                         r"^C=1: TPOT p50 \S+ ms \(\S+ ms a token after the first chunk, 4\.0 tokens a chunk\), "
+                         r"TTFT p50 \S+ ms, \S+ output tok/s \(serve only")
+        self.assertTrue(any(n.startswith("token counts: at C=1 a chunk carries 4.0 tokens (p50): ITL p50 ")
+                            for n in report["run"]["notes"]), report["run"]["notes"])
+        self.assertEqual(float(csv_row["tokens_per_chunk_p50"]), 4.0)
+        self.assertAlmostEqual(float(csv_row["token_interval_ms.p50"]), interval, delta=1e-9)
+        self.assertIn("| per token after the 1st chunk p50 | tokens a chunk p50 |", md)
+        self.assertIn(f" ms (per token after the first chunk p50 {interval:.2f} ms, 4.0 tokens a chunk) | ITL",
+                      done.stdout)
+
+    def test_an_unreachable_endpoint_leaves_no_journal(self):
+        # Issue 31 item 7: the endpoint is checked before anything is written.
+        out = self.out("unreachable")
+        with refused_port() as port:
+            done = run_k25comm(out, f"http://127.0.0.1:{port}")
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn(f"http://127.0.0.1:{port}/v1/models", done.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "journal.jsonl")), os.listdir(out))
 
     def test_http_404_fails_the_run_naming_the_url_and_the_other_api(self):
         done = run_k25comm(self.out("not-found"), self.server.url + "/apis=chat", "--concurrency", "1",

@@ -338,3 +338,43 @@ TEST_CASE("compare --format csv and json carry every figure and the verdict", "[
   CHECK(doc["figures"][0]["ratio"].get<double>() == Approx(1.2));
   CHECK(doc["max_ratio"].get<double>() == Approx(1.5));
 }
+
+TEST_CASE("timings of oversubscribed runs are reported, not judged, unless asked: compare's one rule",
+          "[compare]") {
+  // Issue 31 item 3: two runs of 8 ranks on 2 cores; the new one 20 % slower at T=1 and its serve level 30 %.
+  const auto busy = [](double step_p50_us, double tpot_ms, int wrong) {
+    RunReport r = report_with_step(step_p50_us, 0.02);
+    r.run.hosts = std::vector<std::string>(8, "vm");
+    r.run.host_cores = {{"vm", 2}};
+    r.results[1].wrong = wrong;
+    r.serve.levels = {serve_level(1, tpot_ms, 79.0)};
+    return r;
+  };
+  const RunReport base = busy(6810.0, 12.4, 0);
+  const RunReport next = busy(6810.0 * 1.20, 12.4 * 1.3, 0);
+  const Comparison c = compare_reports(base, next, rules());
+  CHECK(figure(c, "allreduce T=1 eager", "step p50 us").verdict == Verdict::not_judged);
+  CHECK(*figure(c, "allreduce T=1 eager", "step p50 us").ratio == Approx(1.2));
+  CHECK(figure(c, "allreduce T=16 eager", "step p50 us").verdict == Verdict::same);
+  CHECK(figure(c, "serve C=1", "TPOT p50 ms").verdict == Verdict::not_judged);
+  CHECK(c.count(Verdict::regression) == 0);
+  CHECK_FALSE(c.failed());
+  std::string output;
+  CHECK(compare_files(base, next, output) == 0);
+  CHECK(output.find("REGRESSION") == std::string::npos);
+  CHECK(output.find("not judged (oversubscribed)") != std::string::npos);
+  CHECK(output.find("verdict: no regression (2 same, 0 noisy, 0 improved, 0 unmatched, 2 not judged: "
+                    "oversubscribed)") != std::string::npos);
+  CHECK(output.find("timings are reported, not judged") != std::string::npos);
+  CHECK(comparison_json(c)["counts"]["not judged (oversubscribed)"] == 2);
+
+  // --judge-oversubscribed judges them: a regression, exit 1.
+  CompareRules judged = rules();
+  judged.judge_oversubscribed = true;
+  CHECK(compare_reports(base, next, judged).count(Verdict::regression) == 2);
+  CompareOptions options;
+  options.rules.judge_oversubscribed = true;
+  CHECK(compare_files(base, next, output, 5.0, options) == 1);
+  // Wrong results still fail.
+  CHECK(compare_reports(base, busy(6810.0, 12.4, 3), rules()).failed());
+}

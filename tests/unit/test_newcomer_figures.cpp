@@ -97,7 +97,7 @@ TEST_CASE("a TPOT per chunk is labelled in notes and headline and never attribut
   CHECK(r.headline[0].rfind("T=1: AllReduce burst 17.2 ms per decode step", 0) == 0);
   CHECK(
       r.headline[1] ==
-      "no attribution: TPOT is time per chunk, not per token (the server sent no token counts; see the notes) [TPOT per chunk, not per token]");
+      "no attribution: TPOT is time per chunk and output throughput chunks per second, not tokens (the server sent no token counts; see the notes) [counted in chunks, not tokens]");
   CHECK(render_markdown(r).find("No attribution: TPOT here is time per chunk") != std::string::npos);
 }
 
@@ -166,11 +166,7 @@ TEST_CASE("a serve-only report has a headline of its serve figures and no attrib
 }
 
 TEST_CASE("an interrupted serve level is kept, marked, and read back", "[newcomer]") {
-  ServeLevel level = serve_level(4, 20.0, 100.0);
-  level.requests = 3;
-  level.completed = 3;
-  level.interrupted = true;
-  level.planned_requests = 16;
+  const ServeLevel level = interrupted_level(4, 3, 16);
   const nlohmann::json j = level;
   CHECK(j["interrupted"] == true);
   CHECK(j["planned_requests"] == 16);

@@ -169,14 +169,42 @@ TEST_CASE("the headline: one sentence per concurrency, or the step's communicati
   analyze_report(r);
   CHECK(r.headline[0].rfind("AllReduce burst = 10.0 % of TPOT at C=1 (1.24 ms of 12.4 ms, graph)", 0) == 0);
 
-  // Without serve results: the communication of one step at each measured token count.
+  // Without serve results: one headline over the measured token counts (issue 31 item 7), and the
+  // communication of one step at each count on lines of their own.
   RunReport comm = empty_report();
   comm.results = {allreduce_result(1, TimingMode::eager, 6810.0),
                   allreduce_result(16, TimingMode::eager, 9000.0)};
   analyze_report(comm);
-  REQUIRE(comm.headline.size() == 2);
-  CHECK(comm.headline[0] == "T=1: AllReduce burst 6.81 ms per decode step of 1 token (122 ops, eager)");
-  CHECK(comm.headline[1] == "T=16: AllReduce burst 9.00 ms per decode step of 16 tokens (122 ops, eager)");
+  REQUIRE(comm.headline.size() == 1);
+  CHECK(
+      comm.headline[0] ==
+      "AllReduce burst per decode step 6.81 ms at T=1 to 9.00 ms at T=16 (122 ops, eager); 2 token counts, one "
+      "line each");
+  const std::vector<std::string> lines = per_token_count_lines(comm);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "T=1: AllReduce burst 6.81 ms per decode step of 1 token (122 ops, eager)");
+  CHECK(lines[1] == "T=16: AllReduce burst 9.00 ms per decode step of 16 tokens (122 ops, eager)");
+  CHECK(render_markdown(comm).find(
+            "## Headline\n\n- AllReduce burst per decode step 6.81 ms at T=1 to 9.00 ms at "
+            "T=16 (122 ops, eager); 2 token counts, one line each\n\nPer token count:\n\n- "
+            "T=1: AllReduce burst 6.81 ms") != std::string::npos);
+  // With the All-to-All too; one token count: its sentence, no lines beside it.
+  comm.results.push_back(alltoall_result(Phase::dispatch, 1, TimingMode::eager, 600.0));
+  comm.results.push_back(alltoall_result(Phase::combine, 1, TimingMode::eager, 890.0));
+  comm.results.push_back(alltoall_result(Phase::dispatch, 16, TimingMode::eager, 900.0));
+  comm.results.push_back(alltoall_result(Phase::combine, 16, TimingMode::eager, 1200.0));
+  analyze_report(comm);
+  CHECK(
+      comm.headline[0] ==
+      "AllReduce burst per decode step 6.81 ms at T=1 to 9.00 ms at T=16 (122 ops, eager), All-to-All 1.49 ms at "
+      "1 token per rank to 2.10 ms at 16 tokens per rank (dispatch + combine, eager); 2 token counts, one line "
+      "each");
+  RunReport one = empty_report();
+  one.results = {allreduce_result(1, TimingMode::eager, 6810.0)};
+  analyze_report(one);
+  CHECK(one.headline ==
+        std::vector<std::string>{"T=1: AllReduce burst 6.81 ms per decode step of 1 token (122 ops, eager)"});
+  CHECK(per_token_count_lines(one).empty());
 }
 
 namespace {

@@ -218,7 +218,7 @@ TEST_CASE("a schema_version 1 report is read into version 2's form; a later vers
   j["serve"]["levels"][2].erase("vllm_bench_serve");
   TempDir dir;
   const RunReport back = read_report_file(dir.write("v1.json", j.dump()));
-  CHECK(back.schema_version == 2);
+  CHECK(back.schema_version == 3);
   REQUIRE(back.serve.levels.size() == 3);
   CHECK_FALSE(back.serve.levels[2].tpot_ms.has_value());
   CHECK(back.serve.levels[2].vllm_bench_serve.empty());
