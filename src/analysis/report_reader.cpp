@@ -125,6 +125,11 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       } else if (type == "serve_level") {
         put_level(report.serve.levels, entry.at("level").get<ServeLevel>());
         report.serve.ran = true;
+      } else if (type == "profile_window") {
+        report.serve.profile.windows.push_back(entry.at("window").get<ProfileWindow>());
+      } else if (type == "live_step") {
+        report.live_profile.present = true;
+        report.live_profile.levels.push_back(entry.at("level").get<LiveStepLevel>());
       } else if (type == "run_end") {
         const RunEnd end = entry.get<RunEnd>();
         if (!end.finished_at.empty()) report.run.finished_at = end.finished_at;

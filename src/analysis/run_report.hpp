@@ -10,6 +10,7 @@
 
 #include "analysis/attribution.hpp"
 #include "analysis/latency_fit.hpp"
+#include "analysis/live_step.hpp"
 #include "analysis/phase_result.hpp"
 #include "serve/serve_result.hpp"
 #include "topology/topology_info.hpp"
@@ -17,8 +18,9 @@
 namespace k25 {
 
 // 2: empty STATS are null; fits weighted by relative error with alpha >= 0; headline, host_cores, serve
-// vllm_bench_serve. Version 1 files are still read (see report_reader.hpp).
-inline constexpr int kReportSchemaVersion = 2;
+// vllm_bench_serve. 3: serve.profile and live_profile (the engine's profiler windows and their live step).
+// Versions 1 and 2 are still read (see report_reader.hpp).
+inline constexpr int kReportSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 struct ToolInfo {
@@ -58,6 +60,7 @@ struct RunReport {
   TopologyInfo topology;
   std::vector<PhaseResult> results;
   ServeReport serve;
+  LiveProfile live_profile;  // the live step of each profiled serve level (written when present)
   // Derived by the analysis stage (analyze_report) from results and serve; written to report.json, and
   // recomputed, not read back, when a report is read.
   std::vector<AttributionRow> attribution;

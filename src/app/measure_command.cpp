@@ -20,6 +20,7 @@
 #include "analysis/point_result.hpp"
 #include "analysis/report_notes.hpp"
 #include "analysis/run_report.hpp"
+#include "app/live_profile.hpp"
 #include "app/registration_option.hpp"
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
@@ -37,6 +38,7 @@
 #include "report/atomic_file.hpp"
 #include "report/console_table.hpp"
 #include "report/journal.hpp"
+#include "report/live_step_markdown.hpp"
 #include "report/markdown_report.hpp"
 #include "report/report_files.hpp"
 #include "serve/serve_phase.hpp"
@@ -425,7 +427,21 @@ void serve(const RunConfig& config, const CommandLine& cli, const RankContext& c
         [&](const LevelProgress& level) {
           progress.update(fmt::format("serve C={}", level.concurrency), level.finished, level.failed,
                           level.total, level.elapsed_s);
+        },
+        [&](const ProfileWindow& window) {
+          state->journal->append(profile_window_record(window));
+          state->table.print_note(profile_window_line(window));
+          if (window.status != "recorded") add_note(state->report.run, window.message);
         });
+    if (!config.serve.profile.any()) return;
+    state->report.live_profile =
+        read_live_profile(config, state->report.serve.profile, [&](const LiveStepLevel& level) {
+          state->journal->append(live_step_record(level));
+          state->table.print_note(live_step_line(level));
+        });
+    for (const LiveStepLevel& level : state->report.live_profile.levels)
+      if (!level.note.empty())
+        add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
   });
 }
 
