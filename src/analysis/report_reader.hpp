@@ -11,9 +11,9 @@ namespace k25 {
 // as a journal. A journal's unparsable last line (a crash mid-write) is skipped and noted in run.notes; a
 // journal without run_end gives run.complete = false. Throws UsageError (exit 2) naming the path (and line)
 // and the reason when the file cannot be read, is neither format, or has a schema_version this build does not
-// read. Versions 1 and 2 are read, into version 2's form (schema_version 2): a version-1 serve level without
-// completions has null STATS instead of zeros; attribution, fits, headline and derived notes are recomputed
-// by analyze_report.
+// read. Versions 1 to 3 are read, into version 3's form (schema_version 3): a version-1 serve level without
+// completions has null STATS instead of zeros; a report before 3 has no live profile; attribution, fits,
+// headline and derived notes are recomputed by analyze_report.
 RunReport read_report_file(const std::string& path);
 
 // Same, from text already read; `source_name` names it in messages.

@@ -1,13 +1,12 @@
 // HTTP calls to the engine's profiler routes and the line that explains a refusal.
 #include "serve/profiler_client.hpp"
 
-#include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "serve/curl_handles.hpp"
+#include "serve/bounded_http.hpp"
 
 namespace k25 {
 namespace {
@@ -21,50 +20,9 @@ std::string server_url(const std::string& endpoint, const std::string& path) {
   return url + path;
 }
 
-struct HttpAnswer {
-  long status = 0;
-  std::string body;
-  std::string error;
-};
-
-// One bounded request: GET when `post_body` is null, else POST with it (empty: no body).
 HttpAnswer http_call(const ServeSpec& spec, const std::string& path, const std::string* post_body,
                      double total_s) {
-  HttpAnswer answer;
-  CurlEasy easy = make_curl_easy();
-  CurlHeaderList headers;
-  if (!spec.api_key.empty()) headers.append("Authorization: Bearer " + spec.api_key);
-  if (post_body != nullptr && !post_body->empty()) headers.append("Content-Type: application/json");
-  const std::string url = server_url(spec.endpoint, path);
-  char error_buffer[CURL_ERROR_SIZE] = {};
-  const auto on_body = +[](char* data, std::size_t size, std::size_t count, void* user) -> std::size_t {
-    auto* body = static_cast<std::string*>(user);
-    if (body->size() < (1u << 16)) body->append(data, size * count);
-    return size * count;
-  };
-  const long connect_ms = static_cast<long>(std::ceil(spec.connect_timeout_s * 1000.0));
-  curl_easy_setopt(easy.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(easy.get(), CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
-  curl_easy_setopt(easy.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &answer.body);
-  curl_easy_setopt(easy.get(), CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(easy.get(), CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy.get(), CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-  curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT_MS,
-                   connect_ms + static_cast<long>(std::ceil(total_s * 1000.0)));
-  if (post_body != nullptr) {
-    curl_easy_setopt(easy.get(), CURLOPT_POST, 1L);
-    curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDS, post_body->c_str());
-    curl_easy_setopt(easy.get(), CURLOPT_POSTFIELDSIZE, static_cast<long>(post_body->size()));
-  }
-  const CURLcode result = curl_easy_perform(easy.get());
-  curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &answer.status);
-  if (result != CURLE_OK) {
-    answer.status = 0;
-    answer.error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(result);
-  }
-  return answer;
+  return bounded_http(spec, server_url(spec.endpoint, path), post_body, total_s);
 }
 
 // The "version" string of a JSON object answer, or nullopt.
@@ -87,10 +45,11 @@ std::string one_line(std::string text) {
 
 ProfilerAnswer profiler_answer(const HttpAnswer& http) {
   ProfilerAnswer answer;
-  answer.status = http.status;
-  answer.accepted = http.status == 200;
-  answer.text = http.status == 0 ? "no HTTP answer: " + http.error
-                                 : fmt::format("HTTP {}: {}", http.status, one_line(http.body));
+  const bool answered = http.result == CURLE_OK;
+  answer.status = answered ? http.status : 0;
+  answer.accepted = answered && http.status == 200;
+  answer.text = answered ? fmt::format("HTTP {}: {}", http.status, one_line(http.body))
+                         : "no HTTP answer: " + http.message;
   return answer;
 }
 
