@@ -489,7 +489,7 @@ std::vector<ConfigKey> make_table() {
           text("path"), [](auto& c) -> auto& { return c.serve.profile_dir; }),
     field({"serve", "profile_steps", "engine steps a profile window records (SGLang's num_steps)"},
           integer(1, 100000), [](auto& c) -> auto& { return c.serve.profile_steps; }),
-    field({"serve", "profile_wait_s", "seconds to wait after a profiler stop for complete trace files"},
+    field({"serve", "profile_wait_s", "seconds to wait after a profiler stop for complete trace files", "--profile-wait"},
           number(0, 86400), [](auto& c) -> auto& { return c.serve.profile_wait_s; }),
 
     // output

@@ -84,7 +84,7 @@ std::string render_live_profile(const RunReport& report) {
   for (const LiveStepLevel& level : report.live_profile.levels) rows.push_back(&level);
   if (rows.empty()) return md + "No profile window was read.\n\n";
   md +=
-      "Per step of the level's decode step group (p50 over its steps; shares of the group's wall time), as `k25comm capture` reads the same files:\n\n";
+      "Per step of the level's step group (its decode steps of the most common batch, where it has decode steps; p50 over them; shares of the group's wall time), as `k25comm capture` reads the same files:\n\n";
   md += markdown_table(step_columns(), rows) + "\n";
   md += "Time by kernel class (merged, p50 per step; share of the wall time):\n\n";
   md += markdown_table(class_columns(report.live_profile.levels), rows) + "\n";

@@ -21,7 +21,8 @@ routes answer 404 {"detail": "Not Found"} unless --profile-dir is given, as vLLM
 sglang (start takes a JSON body: output_dir, num_steps, activities, ...; GET /get_server_info), refuse (start
 answers 400 "Profiling is not enabled"); none (default): 404. On a stop, the rank trace files of the capture
 tests' Kineto writer (tests/capture: the smoke model's decode steps on 2 ranks) are written into the folder
-late and in pieces: --trace-delay-s before the first byte, each file in two writes --trace-piece-s apart.
+late and in pieces: --trace-delay-s before the first byte, each file in two writes --trace-piece-s apart
+(--trace-files: real traces instead).
 Requests that arrive while the profiler runs are marked "profiling" in /stats.
 Prints "PORT <n>" on stdout once listening (--port 0 picks a free port).
 """
@@ -227,10 +228,20 @@ def rank_trace_bytes():
         return files
 
 
+def given_trace_bytes(paths):
+    """Real traces (../shared/traces), copied as they are."""
+    files = []
+    for path in paths:
+        with open(path, "rb") as f:
+            files.append((os.path.basename(path), f.read()))
+    return files
+
+
 async def write_traces_late(state, folder, stop_number):
     """Each rank's file after the delay, in two writes: a reader that reads it early sees a cut gzip stream."""
     await asyncio.sleep(state.profiler["delay_s"])
-    for name, data in rank_trace_bytes():
+    given = state.profiler["files"]
+    for name, data in given_trace_bytes(given) if given else rank_trace_bytes():
         path = os.path.join(folder, f"stop{stop_number}-{name}")
         half = len(data) // 2
         with open(path, "wb") as f:
@@ -383,10 +394,12 @@ async def main():
                         help="folder the profiler writes traces to (vllm: without it the routes answer 404)")
     parser.add_argument("--trace-delay-s", type=float, default=0.5, help="seconds after a stop before the traces")
     parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
+    parser.add_argument("--trace-files", default="",
+                        help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
-                      "piece_s": args.trace_piece_s}
+                      "piece_s": args.trace_piece_s, "files": [p for p in args.trace_files.split(",") if p]}
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)

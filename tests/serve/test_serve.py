@@ -671,6 +671,24 @@ class ProfileTests(unittest.TestCase):
         self.assertTrue(any(h.startswith("live profile at C=2: communication ") for h in report["headline"]),
                         report["headline"])
 
+    def test_a_real_trace_missing_ranks_is_read_after_the_wait_with_a_note(self):
+        real = os.path.join(os.environ.get("K25_REAL_TRACES", ""), "vllm-b200-tp8-rank0-eager.json.gz")
+        if not os.path.isfile(real):
+            self.skipTest(f"{real} is absent (../shared/traces beside the checkout)")
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-files", real)
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "4")
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "read", level)
+        self.assertEqual(level["note"], "read 1 of 8 ranks' files (the others did not appear in time)")
+        capture = run_capture(os.path.join(self.work, "capture"), os.path.join(self.work, "out", "live-profile", "c1"))
+        [group] = [g for g in capture["trace"]["groups"] if g["rank"] is None and g["phase"] in level["step"]]
+        self.assertEqual((level["steps"], level["wall_us"], level["comm_merged_us"], level["gpu_busy_us"]),
+                         (group["steps"], group["wall_us"]["p50"], group["comm_merged_us"]["p50"],
+                          group["busy_us"]["p50"]))
+        self.assertEqual([(k["kind"], k["merged_us"]) for k in level["kinds"]],
+                         [(k["kind"], k["merged_us"]["p50"]) for k in group["kinds"]])
+        self.assertIn("profile C=1: read 1 of 8 ranks' files", " ".join(report["run"]["notes"]))
+
     def test_an_unreadable_folder_gives_the_capture_command_and_report_joins_it_later(self):
         server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-delay-s", "0",
                              "--trace-piece-s", "0")
