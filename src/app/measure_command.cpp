@@ -431,7 +431,7 @@ void serve(const RunConfig& config, const CommandLine& cli, const RankContext& c
         [&](const ProfileWindow& window) {
           state->journal->append(profile_window_record(window));
           state->table.print_note(profile_window_line(window));
-          if (window.status != "recorded") add_note(state->report.run, window.message);
+          if (!window.message.empty()) add_note(state->report.run, window.message);
         });
     if (!config.serve.profile.any()) return;
     state->report.live_profile =

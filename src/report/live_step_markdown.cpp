@@ -101,7 +101,7 @@ std::string profile_window_line(const ProfileWindow& window) {
   std::string line = fmt::format("profile C={}: {} requests while profiling ({} completed), TPOT p50 {} ms",
                                  window.concurrency, window.requests, window.completed,
                                  window.tpot_ms ? readable_number(window.tpot_ms->p50) : "-");
-  if (window.status != "recorded") line += ": " + window.message;
+  if (!window.message.empty()) line += "; " + window.message;
   return line;
 }
 

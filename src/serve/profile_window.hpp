@@ -19,10 +19,11 @@ struct EngineIdentity;
 
 struct ProfileWindow {
   int concurrency = 0;
-  // "recorded": started and stopped, the files are the server's to write; "refused": /start_profile was
-  // refused (nothing was sent); "failed": the window's requests or /stop_profile failed.
+  // "recorded": started, its requests sent, stopped (a refused stop is noted in message: SGLang stops by
+  // itself after num_steps), the files are the server's to write; "refused": /start_profile was refused
+  // (nothing was sent); "failed": a signal cut the window short.
   std::string status;
-  std::string message;  // why it was refused or failed
+  std::string message;  // why it was refused or failed, or what the stop answered
   int requests = 0, completed = 0, failed = 0;
   std::optional<Stats> tpot_ms, ttft_ms;  // over the window's completed requests (profiling slows the engine)
   double started_unix_s = 0, stopped_unix_s = 0;  // wall clock: trace files older than the start are not its

@@ -274,6 +274,14 @@ def profiler_answer(state, method, route, body):
         folder = json.loads(body or b"{}").get("output_dir") or folder
         state.profiler["active_dir"] = folder
     call["status"] = 200
+    if route == "/stop_profile" and state.profiler["stop_refused"]:  # as SGLang once num_steps stopped it
+        call["status"] = 500
+        state.profiling = False
+        state.stops += 1
+        target = state.profiler.get("active_dir") or folder
+        state.writers.append(asyncio.get_running_loop().create_task(write_traces_late(state, target, state.stops)))
+        return plain_response(500, "Internal Server Error",
+                              {"error": {"message": "Profiling is not in progress. Call /start_profile first."}})
     if route == "/start_profile":
         state.profiling = True
     else:
@@ -394,12 +402,14 @@ async def main():
                         help="folder the profiler writes traces to (vllm: without it the routes answer 404)")
     parser.add_argument("--trace-delay-s", type=float, default=0.5, help="seconds after a stop before the traces")
     parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
+    parser.add_argument("--stop-refused", action="store_true",
+                        help="answer /stop_profile with 500 (as SGLang after num_steps), the traces written all the same")
     parser.add_argument("--trace-files", default="",
                         help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
-                      "piece_s": args.trace_piece_s, "files": [p for p in args.trace_files.split(",") if p]}
+                      "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused, "files": [p for p in args.trace_files.split(",") if p]}
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)

@@ -691,9 +691,13 @@ class ProfileTests(unittest.TestCase):
 
     def test_an_unreadable_folder_gives_the_capture_command_and_report_joins_it_later(self):
         server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-delay-s", "0",
-                             "--trace-piece-s", "0")
+                             "--trace-piece-s", "0", "--stop-refused")
         missing = os.path.join(self.work, "not-mounted")
         done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", missing)
+        stop_note = ("profile C=1: /stop_profile was refused (HTTP 500: {\"error\": {\"message\": \"Profiling is not "
+                     "in progress. Call /start_profile first.\"}}); the files the profiler wrote are read all the same")
+        self.assertIn(stop_note, report["run"]["notes"])
+        self.assertEqual(report["serve"]["profile"]["windows"][0]["status"], "recorded")
         [level] = report["live_profile"]["levels"]
         self.assertEqual(level["status"], "unread")
         command = f"k25comm capture {missing} --model {os.environ['K25_SMOKE_CONFIG']}"
