@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "analysis/journal_records.hpp"
 #include "analysis/live_step.hpp"
+#include "analysis/report_reader.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 #include "serve/profiler_client.hpp"
@@ -97,4 +99,41 @@ TEST_CASE("the live step sits beside the level's TPOT, the window's and the repl
       "live profile at C=8: communication 51.5 % of the decode step at batch 8's wall (60.0 % of GPU busy), exposed 33.1 %; the replay's burst 6.82 ms = 55.0 % of TPOT 12.4 ms");
   live.levels[0].status = "unread";
   CHECK_FALSE(live_headline_sentence(live).has_value());
+}
+
+TEST_CASE("a journal's profile windows and live steps come back in the report", "[live-profile]") {
+  RunReport report;
+  ServeReport serve;
+  serve.profile.asked = true;
+  serve.profile.engine = "sglang";
+  ServeLevel level;
+  level.concurrency = 8;
+  ProfileWindow window;
+  window.concurrency = 8;
+  window.status = "recorded";
+  window.requests = 8;
+  LiveStepLevel live;
+  live.concurrency = 8;
+  live.status = "read";
+  live.wall_us = 12400;
+  live.kinds = {{"AllReduce", 123, 6390, 0.515}};
+  std::string journal;
+  for (const nlohmann::json& line :
+       {run_start_record(report), serve_start_record(serve), serve_level_record(level),
+        profile_window_record(window), live_step_record(live), run_end_record(report.run)})
+    journal += line.dump() + "\n";
+  const RunReport back = parse_report_text(journal, "journal.jsonl");
+  CHECK(back.serve.profile.engine == "sglang");
+  REQUIRE(back.serve.profile.windows.size() == 1);
+  CHECK(back.serve.profile.windows[0].requests == 8);
+  REQUIRE(back.live_profile.levels.size() == 1);
+  CHECK(back.live_profile.levels[0].wall_us == 12400);
+  CHECK(back.live_profile.levels[0].kinds[0].merged_us == 6390);
+  // report.json keeps them too, and a report without --profile has neither section.
+  const RunReport again = nlohmann::json(back).get<RunReport>();
+  CHECK(again.live_profile.levels[0].kinds[0].ops_per_step == 123);
+  CHECK(again.serve.profile.windows[0].status == "recorded");
+  const nlohmann::json plain = RunReport{};
+  CHECK_FALSE(plain.contains("live_profile"));
+  CHECK_FALSE(plain["serve"].contains("profile"));
 }
