@@ -230,9 +230,8 @@ class WindowReader {
     level.status = "failed";
     for (const auto& [path, size] : seen) level.files.push_back(path);
     level.capture_command = capture_command(config_, config_.serve.profile_dir);
-    level.note =
-        fmt::format("profile C={}: the trace files were not complete after {:g} s (serve.profile_wait_s): {}",
-                    window.concurrency, config_.serve.profile_wait_s, problem);
+    level.note = fmt::format("the trace files were not complete after {:g} s (serve.profile_wait_s): {}",
+                             config_.serve.profile_wait_s, problem);
   }
 
   void finish(LiveStepLevel& level, const FileSizes& files, const std::string& folder,

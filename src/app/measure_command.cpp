@@ -408,6 +408,19 @@ SweepOutcome measure_sweep(const RunConfig& config, const CommandLine& cli, cons
 
 // ---- serve ------------------------------------------------------------------------------------------------
 
+// Coordinator: the profile windows' traces, read into the live step of each profiled level, each journaled
+// and printed as it is known, and its note (a file missing, a folder not readable here) in the run's notes.
+void read_live_steps(const RunConfig& config, CoordinatorState* state) {
+  state->report.live_profile =
+      read_live_profile(config, state->report.serve.profile, [&](const LiveStepLevel& level) {
+        state->journal->append(live_step_record(level));
+        state->table.print_note(live_step_line(level));
+      });
+  for (const LiveStepLevel& level : state->report.live_profile.levels)
+    if (!level.note.empty())
+      add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
+}
+
 // Collective: only the coordinator talks HTTP; the others wait without spinning.
 void serve(const RunConfig& config, const CommandLine& cli, const RankContext& context,
            CoordinatorState* state) {
@@ -433,15 +446,7 @@ void serve(const RunConfig& config, const CommandLine& cli, const RankContext& c
           state->table.print_note(profile_window_line(window));
           if (!window.message.empty()) add_note(state->report.run, window.message);
         });
-    if (!config.serve.profile.any()) return;
-    state->report.live_profile =
-        read_live_profile(config, state->report.serve.profile, [&](const LiveStepLevel& level) {
-          state->journal->append(live_step_record(level));
-          state->table.print_note(live_step_line(level));
-        });
-    for (const LiveStepLevel& level : state->report.live_profile.levels)
-      if (!level.note.empty())
-        add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
+    if (config.serve.profile.any()) read_live_steps(config, state);
   });
 }
 

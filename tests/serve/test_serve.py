@@ -676,7 +676,7 @@ class ProfileTests(unittest.TestCase):
         if not os.path.isfile(real):
             self.skipTest(f"{real} is absent (../shared/traces beside the checkout)")
         server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-files", real)
-        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "4")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "10")
         [level] = report["live_profile"]["levels"]
         self.assertEqual(level["status"], "read", level)
         self.assertEqual(level["note"], "read 1 of 8 ranks' files (the others did not appear in time)")
@@ -688,6 +688,18 @@ class ProfileTests(unittest.TestCase):
         self.assertEqual([(k["kind"], k["merged_us"]) for k in level["kinds"]],
                          [(k["kind"], k["merged_us"]["p50"]) for k in group["kinds"]])
         self.assertIn("profile C=1: read 1 of 8 ranks' files", " ".join(report["run"]["notes"]))
+
+    def test_files_that_never_complete_are_a_note_never_a_failed_run(self):
+        # The second half of each file would come 60 s later: the wait (2 s) ends first.
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0", "--trace-piece-s", "60")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "2")
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "failed", level)
+        self.assertRegex(level["note"], r"^the trace files were not complete after 2 s \(serve.profile_wait_s\): "
+                                        r".*TP-0\.trace\.json\.gz: its gzip stream ends early")
+        self.assertIn(f"profile C=1: {level['note']}", report["run"]["notes"])
+        self.assertIn("# live step C=1: failed: the trace files were not complete", done.stdout)
+        self.assert_levels_untouched(report, server)
 
     def test_an_unreadable_folder_gives_the_capture_command_and_report_joins_it_later(self):
         server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-delay-s", "0",
