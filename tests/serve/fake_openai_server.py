@@ -403,13 +403,14 @@ async def main():
     parser.add_argument("--trace-delay-s", type=float, default=0.5, help="seconds after a stop before the traces")
     parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
     parser.add_argument("--stop-refused", action="store_true",
-                        help="answer /stop_profile with 500 (as SGLang after num_steps), the traces written all the same")
+                        help="answer /stop_profile with 500 (as SGLang after num_steps); the traces follow all the same")
     parser.add_argument("--trace-files", default="",
                         help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
-                      "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused, "files": [p for p in args.trace_files.split(",") if p]}
+                      "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused,
+                      "files": [p for p in args.trace_files.split(",") if p]}
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)
