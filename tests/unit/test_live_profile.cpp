@@ -2,6 +2,8 @@
 // TPOT and the replay, and its headline sentence.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "analysis/journal_records.hpp"
@@ -15,17 +17,16 @@ using namespace k25;
 
 namespace {
 
-const std::string kModel = R"(model:
-  name: tiny
-  hidden_size: 256
-  num_layers: 4
-  dense_layers: 1
-  routed_experts: 16
-  experts_per_token: 4
-)";
+// configs/smoke.yaml (which has no serve section) with `serve.profile: VALUE`.
+std::string smoke_with_profile(const std::string& value) {
+  std::ifstream file(std::string(K25_SOURCE_DIR) + "/configs/smoke.yaml");
+  std::stringstream text;
+  text << file.rdbuf() << "serve:\n  profile: " << value << "\n";
+  return text.str();
+}
 
 ServeProfileLevels profile_of(const std::string& value) {
-  return parse_config(kModel + "serve:\n  profile: " + value + "\n", "p.yaml").serve.profile;
+  return parse_config(smoke_with_profile(value), "p.yaml").serve.profile;
 }
 
 }  // namespace
@@ -37,7 +38,8 @@ TEST_CASE("serve.profile reads all, none, a list and a comma-separated text", "[
   CHECK(profile_of("\"8,128\"").levels == std::vector<int>{8, 128});
   CHECK(profile_of("[1, 64]").covers(64));
   CHECK_FALSE(profile_of("[1, 64]").covers(8));
-  CHECK_FALSE(parse_config(kModel, "p.yaml").serve.profile.any());  // off unless asked
+  CHECK_FALSE(load_config(std::string(K25_SOURCE_DIR) + "/configs/smoke.yaml")
+                  .serve.profile.any());  // off unless asked
   CHECK_THROWS_AS(profile_of("\"8,x\""), ConfigError);
   CHECK_THROWS_AS(profile_of("0"), ConfigError);
 }
