@@ -184,51 +184,60 @@ class WindowReader {
     return !ec;
   }
 
+  // Files that are whole and hold as many ranks as their world size: read into `level`, true. Otherwise
+  // `problem` says why not, and `partial` keeps a read of fewer ranks.
+  bool try_files(const ProfileWindow& window, const FileSizes& files, LiveStepLevel& level,
+                 std::string& problem, std::optional<FileSizes>& partial) {
+    if (const std::string incomplete = first_incomplete(files); !incomplete.empty()) {
+      problem = incomplete;
+      return false;
+    }
+    const std::string folder = link_folder(config_, window.concurrency, files);
+    ReadAttempt attempt = traces_.read(folder);
+    if (!attempt.trace) {
+      problem = attempt.problem;
+      return false;
+    }
+    const int world = world_size(*attempt.trace);
+    if (static_cast<int>(attempt.trace->ranks.size()) >= world) {
+      finish(level, files, folder, *attempt.trace);
+      return true;
+    }
+    problem = fmt::format("{} of {} ranks' files", attempt.trace->ranks.size(), world);
+    partial = files;
+    return false;
+  }
+
+  // Polls the folder until the window's files stop growing and read whole, or the wait ends.
   void wait_and_read(const ProfileWindow& window, LiveStepLevel& level) {
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(config_.serve.profile_wait_s);
-    const auto poll = std::chrono::milliseconds(250);
     const auto quiet_needed = std::chrono::milliseconds(1000);
     FileSizes seen;
+    std::optional<FileSizes> partial;
     auto quiet_since = Clock::now();
     std::string problem = "no new file appeared in the profile folder";
-    struct Partial {
-      FileSizes files;
-      std::string folder;
-      TraceResult trace;
-    };
-    std::optional<Partial> partial;
-    for (;; std::this_thread::sleep_for(poll)) {
-      if (Clock::now() >= deadline || interrupt_signal() != 0) break;
+    for (; Clock::now() < deadline && interrupt_signal() == 0;
+         std::this_thread::sleep_for(std::chrono::milliseconds(250))) {
       const FileSizes now = new_files(config_.serve.profile_dir, window.started_unix_s - 1.0, claimed_);
       if (now != seen) {
         seen = now;
         quiet_since = Clock::now();
       } else if (!now.empty() && Clock::now() - quiet_since >= quiet_needed) {
-        if (const std::string incomplete = first_incomplete(now); !incomplete.empty()) {
-          problem = incomplete;
-          quiet_since = Clock::now();
-          continue;
-        }
-        const std::string folder = link_folder(config_, window.concurrency, now);
-        ReadAttempt attempt = traces_.read(folder);
-        if (attempt.trace && static_cast<int>(attempt.trace->ranks.size()) >= world_size(*attempt.trace)) {
-          finish(level, now, folder, *attempt.trace);
-          return;
-        }
-        problem = attempt.trace ? fmt::format("{} of {} ranks' files", attempt.trace->ranks.size(),
-                                              world_size(*attempt.trace))
-                                : attempt.problem;
-        if (attempt.trace) partial = Partial{now, folder, std::move(*attempt.trace)};
+        if (try_files(window, now, level, problem, partial)) return;
         quiet_since = Clock::now();  // wait for more before trying again
       }
     }
     if (partial) {  // some ranks' files are whole: read what there is, and say what is missing
-      finish(level, partial->files, partial->folder, partial->trace);
-      return;
+      const std::string folder = link_folder(config_, window.concurrency, *partial);
+      const ReadAttempt attempt = traces_.read(folder);
+      if (attempt.trace) return finish(level, *partial, folder, *attempt.trace);
     }
     level.status = "failed";
-    for (const auto& [path, size] : seen) level.files.push_back(path);
+    for (const auto& [path, size] : seen) {
+      level.files.push_back(path);
+      claimed_.insert(path);  // a later window's files are never this one's, complete or not
+    }
     level.capture_command = capture_command(config_, config_.serve.profile_dir);
     level.note = fmt::format("the trace files were not complete after {:g} s (serve.profile_wait_s): {}",
                              config_.serve.profile_wait_s, problem);
