@@ -193,6 +193,7 @@ RunReport merge_serve_report(RunReport comm, const RunReport& serve) {
     add_note(comm.run, "serve results of this run were replaced by those of a separate serve report");
   }
   comm.serve = serve.serve;
+  comm.live_profile = serve.live_profile;  // the serve run's live step, now beside the replay's burst
   // Notes about serving (a skipped phase, failed requests) are derived from the data by analyze_report.
   add_note(comm.run, fmt::format("serve results from a separate run started {} ({})", serve.run.started_at,
                                  report_label(serve)));

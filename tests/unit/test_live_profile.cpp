@@ -139,3 +139,16 @@ TEST_CASE("a journal's profile windows and live steps come back in the report", 
   CHECK_FALSE(plain.contains("live_profile"));
   CHECK_FALSE(plain["serve"].contains("profile"));
 }
+
+TEST_CASE("a merge takes the serve run's live profile with its serve results", "[live-profile]") {
+  RunReport comm, served;
+  ServeLevel level;
+  level.concurrency = 1;
+  served.serve.levels.push_back(level);
+  served.live_profile.present = true;
+  served.live_profile.levels.emplace_back().concurrency = 1;
+  const RunReport merged = merge_serve_report(comm, served);
+  CHECK(merged.live_profile.present);
+  REQUIRE(merged.live_profile.levels.size() == 1);
+  CHECK(merged.live_profile.levels[0].concurrency == 1);
+}
