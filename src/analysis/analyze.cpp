@@ -84,6 +84,8 @@ void analyze_report(RunReport& report) {
   });
   for (const std::string& note : serve_count_notes(report)) add_note(report.run, note);
   report.headline = report_headline(report, attribution);
+  relate_live_steps(report.live_profile, report.serve, attribution);
+  if (const auto live = live_headline_sentence(report.live_profile)) report.headline.push_back(*live);
 }
 
 }  // namespace k25

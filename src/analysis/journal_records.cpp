@@ -42,6 +42,14 @@ nlohmann::json serve_level_record(const ServeLevel& level) {
   return {{"type", "serve_level"}, {"level", level}};
 }
 
+nlohmann::json profile_window_record(const ProfileWindow& window) {
+  return {{"type", "profile_window"}, {"window", window}};
+}
+
+nlohmann::json live_step_record(const LiveStepLevel& level) {
+  return {{"type", "live_step"}, {"level", level}};
+}
+
 nlohmann::json run_end_record(const RunInfo& run) {
   nlohmann::json record =
       RunEnd{run.finished_at, run.complete, run.incomplete_reason, run.notes, run.derived_notes};

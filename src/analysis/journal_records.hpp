@@ -25,6 +25,8 @@ nlohmann::json run_start_record(const RunReport& report);  // schema_version, to
 nlohmann::json result_record(const PhaseResult& result);
 nlohmann::json serve_start_record(ServeReport serve);  // the serve header; its levels follow one by one
 nlohmann::json serve_level_record(const ServeLevel& level);
+nlohmann::json profile_window_record(const ProfileWindow& window);  // a profiled window, as it ends
+nlohmann::json live_step_record(const LiveStepLevel& level);        // its live step, once its traces are read
 nlohmann::json run_end_record(const RunInfo& run);
 
 }  // namespace k25

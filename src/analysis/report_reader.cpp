@@ -125,6 +125,11 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       } else if (type == "serve_level") {
         put_level(report.serve.levels, entry.at("level").get<ServeLevel>());
         report.serve.ran = true;
+      } else if (type == "profile_window") {
+        report.serve.profile.windows.push_back(entry.at("window").get<ProfileWindow>());
+      } else if (type == "live_step") {
+        report.live_profile.present = true;
+        report.live_profile.levels.push_back(entry.at("level").get<LiveStepLevel>());
       } else if (type == "run_end") {
         const RunEnd end = entry.get<RunEnd>();
         if (!end.finished_at.empty()) report.run.finished_at = end.finished_at;
@@ -188,6 +193,7 @@ RunReport merge_serve_report(RunReport comm, const RunReport& serve) {
     add_note(comm.run, "serve results of this run were replaced by those of a separate serve report");
   }
   comm.serve = serve.serve;
+  comm.live_profile = serve.live_profile;  // the serve run's live step, now beside the replay's burst
   // Notes about serving (a skipped phase, failed requests) are derived from the data by analyze_report.
   add_note(comm.run, fmt::format("serve results from a separate run started {} ({})", serve.run.started_at,
                                  report_label(serve)));

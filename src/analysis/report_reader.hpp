@@ -12,8 +12,8 @@ namespace k25 {
 // journal without run_end gives run.complete = false. Throws UsageError (exit 2) naming the path (and line)
 // and the reason when the file cannot be read, is neither format, or has a schema_version this build does not
 // read. Versions 1 to 3 are read, into version 3's form (schema_version 3): a version-1 serve level without
-// completions has null STATS instead of zeros; attribution, fits, headline and derived notes are recomputed
-// by analyze_report.
+// completions has null STATS instead of zeros; a report before 3 has no live profile; attribution, fits,
+// headline and derived notes are recomputed by analyze_report.
 RunReport read_report_file(const std::string& path);
 
 // Same, from text already read; `source_name` names it in messages.

@@ -78,6 +78,7 @@ void to_json(nlohmann::json& j, const RunReport& r) {
                      {"headline", r.headline},
                      {"attribution", r.attribution},
                      {"fits", r.fits}};
+  if (r.live_profile.present) j["live_profile"] = r.live_profile;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -91,6 +92,7 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("serve.") + e.what());
   }
+  if (j.contains("live_profile")) r.live_profile = j.at("live_profile").get<LiveProfile>();
   // attribution and fits are derived data: analyze_report recomputes them from results and serve.
   r.headline = j.value("headline", std::vector<std::string>{});
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/attribution.hpp"
 #include "analysis/latency_fit.hpp"
+#include "analysis/live_step.hpp"
 #include "analysis/phase_result.hpp"
 #include "serve/serve_result.hpp"
 #include "topology/topology_info.hpp"
@@ -17,8 +18,9 @@
 namespace k25 {
 
 // 2: empty STATS are null; fits weighted by relative error with alpha >= 0; headline, host_cores, serve
-// vllm_bench_serve. 3: serve levels' output_unit, tokens_per_chunk_p50 and token_interval_ms. Versions 1 and
-// 2 are still read (see report_reader.hpp).
+// vllm_bench_serve. 3: serve levels' output_unit, tokens_per_chunk_p50 and token_interval_ms; serve.profile and
+// live_profile (the engine's profiler windows and their live step). Versions 1 and 2 are still read (see
+// report_reader.hpp).
 inline constexpr int kReportSchemaVersion = 3;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
@@ -59,6 +61,7 @@ struct RunReport {
   TopologyInfo topology;
   std::vector<PhaseResult> results;
   ServeReport serve;
+  LiveProfile live_profile;  // the live step of each profiled serve level (written when present)
   // Derived by the analysis stage (analyze_report) from results and serve; written to report.json, and
   // recomputed, not read back, when a report is read.
   std::vector<AttributionRow> attribution;

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/gaps_from_option.hpp"
+#include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
 #include "common/shared_files.hpp"
@@ -133,8 +134,9 @@ std::deque<FlagSlot> add_config_flags(CLI::App& app) {
       slot.option =
           app.add_option(key.flag, slot.items, flag_help(key))->type_name(key.value.flag_value_name());
       // One value per occurrence; a list flag may be given again ("--tokens 1,4 --tokens 16"), a value once.
-      slot.option->expected(1)->multi_option_policy(key.value.is_list() ? CLI::MultiOptionPolicy::TakeAll
-                                                                        : CLI::MultiOptionPolicy::Throw);
+      slot.option->expected(key.bare_value != nullptr ? 0 : 1, 1)
+          ->multi_option_policy(key.value.is_list() ? CLI::MultiOptionPolicy::TakeAll
+                                                    : CLI::MultiOptionPolicy::Throw);
     } else {
       slot.option = app.add_flag(key.flag, slot.switched, flag_help(key));
     }
@@ -268,6 +270,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       "--serve", rerender.serve_path,
       "a second report whose serve results join the attribution (written to --out, default a new folder beside FILE: the inputs are never overwritten)");
   report->add_option("--out", rerender.out_dir, "output directory (default: beside FILE)");
+  report->add_option(
+      "--capture", rerender.capture_inputs,
+      "a profiled run's trace folder read later, joined to its live profile: C:DIR for level C, or DIR for the next level not read (docs/live-profile.md)");
 
   CaptureOptions& cap = cli.capture;
   auto* capture = app.add_subcommand(
@@ -344,7 +349,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   RunConfig scratch;
   for (const FlagSlot& slot : config_flags) {
     if (slot.option->count() == 0) continue;
-    ConfigFlag flag{slot.key, join_names(slot.items, ",")};
+    // A flag that may stand alone (--profile): CLI11 gives no item, or one empty item, when it does.
+    const bool alone = std::all_of(slot.items.begin(), slot.items.end(),
+                                   [](const std::string& item) { return item.empty(); });
+    ConfigFlag flag{slot.key, alone && slot.key->bare_value != nullptr ? std::string(slot.key->bare_value)
+                                                                       : join_names(slot.items, ",")};
     try {
       apply_flag(*flag.key, flag.text, scratch);
     } catch (const UsageError& e) {
@@ -358,6 +367,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     if (!compare_format.empty()) cmp.format = *enum_from_name<CompareFormat>(compare_format);
   } else if (report->parsed()) {
     cli.command = Command::report;
+    rerender.join_captures = [inputs = rerender.capture_inputs](RunReport& joined) {
+      join_live_captures(joined, inputs);
+    };
   } else if (predict->parsed()) {
     cli.command = Command::predict;
     pred.command_line = cli.text;

@@ -21,6 +21,7 @@
 #include "analysis/point_result.hpp"
 #include "analysis/report_notes.hpp"
 #include "analysis/run_report.hpp"
+#include "app/live_profile.hpp"
 #include "app/registration_option.hpp"
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
@@ -38,6 +39,7 @@
 #include "report/atomic_file.hpp"
 #include "report/console_table.hpp"
 #include "report/journal.hpp"
+#include "report/live_step_markdown.hpp"
 #include "report/markdown_report.hpp"
 #include "report/report_files.hpp"
 #include "serve/serve_phase.hpp"
@@ -409,6 +411,19 @@ SweepOutcome measure_sweep(const RunConfig& config, const CommandLine& cli, cons
 
 // ---- serve ------------------------------------------------------------------------------------------------
 
+// Coordinator: the profile windows' traces, read into the live step of each profiled level, each journaled
+// and printed as it is known, and its note (a file missing, a folder not readable here) in the run's notes.
+void read_live_steps(const RunConfig& config, CoordinatorState* state) {
+  state->report.live_profile =
+      read_live_profile(config, state->report.serve.profile, [&](const LiveStepLevel& level) {
+        state->journal->append(live_step_record(level));
+        state->table.print_note(live_step_line(level));
+      });
+  for (const LiveStepLevel& level : state->report.live_profile.levels)
+    if (!level.note.empty())
+      add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
+}
+
 // Collective: only the coordinator talks HTTP; the others wait without spinning.
 void serve(const RunConfig& config, const CommandLine& cli, const RankContext& context,
            CoordinatorState* state) {
@@ -428,7 +443,13 @@ void serve(const RunConfig& config, const CommandLine& cli, const RankContext& c
         [&](const LevelProgress& level) {
           progress.update(fmt::format("serve C={}", level.concurrency), level.finished, level.failed,
                           level.total, level.elapsed_s);
+        },
+        [&](const ProfileWindow& window) {
+          state->journal->append(profile_window_record(window));
+          state->table.print_note(profile_window_line(window));
+          if (!window.message.empty()) add_note(state->report.run, window.message);
         });
+    if (config.serve.profile.any()) read_live_steps(config, state);
   });
 }
 

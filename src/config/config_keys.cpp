@@ -198,12 +198,55 @@ ConfigKey field(KeyDoc doc, ValueSpec spec, Access access, bool written = true) 
 }
 
 // A key with a reader and writer of its own.
-ConfigKey custom(KeyDoc doc, ValueSpec spec, decltype(ConfigKey::read) read,
-                 decltype(ConfigKey::write) write) {
+ConfigKey custom(KeyDoc doc, ValueSpec spec, decltype(ConfigKey::read) read, decltype(ConfigKey::write) write,
+                 const char* bare_value = nullptr) {
   ConfigKey key = make_key(std::move(doc), std::move(spec));
   key.read = std::move(read);
   key.write = std::move(write);
+  key.bare_value = bare_value;
   return key;
+}
+
+// serve.profile: "all", "none", a concurrency, a comma-separated list of them (the flag's text), or a YAML
+// list.
+ServeProfileLevels read_profile_levels(const ConfigReader& in, const YAML::Node& value,
+                                       const std::string& key) {
+  ServeProfileLevels profile;
+  if (value.IsNull()) return profile;
+  if (value.IsSequence()) {
+    profile.levels = in.integer_list(value, key, 1, 4096);
+    return profile;
+  }
+  const std::string text = in.text(value, key);
+  if (text == "all" || text == "true") {
+    profile.all = true;
+    return profile;
+  }
+  if (text == "none" || text == "false" || text.empty()) return profile;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string item = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    std::size_t used = 0;
+    int level = 0;
+    try {
+      level = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || level < 1 || level > 4096)
+      in.fail(value, key,
+              fmt::format("'{}' is not a concurrency 1..4096 (give all, none or a list of them)", item));
+    profile.levels.push_back(level);
+    if (comma == std::string::npos) return profile;
+    begin = comma + 1;
+  }
+}
+
+json profile_levels_json(const ServeProfileLevels& profile) {
+  if (profile.all) return "all";
+  if (profile.levels.empty()) return "none";
+  return profile.levels;
 }
 
 // model.sequence: its reader and writer.
@@ -436,6 +479,18 @@ std::vector<ConfigKey> make_table() {
           number(0.01, 86400), [](auto& c) -> auto& { return c.serve.request_timeout_s; }),
     field({"serve", "percentiles", "latency percentiles reported as vllm bench serve names them (e.g. 50,90,99)", "--percentiles"},
           numbers(0.001, 100), [](auto& c) -> auto& { return c.serve.percentiles; }),
+    custom({"serve", "profile", "levels around a window of which the engine's own profiler runs (docs/live-profile.md): all, none, or concurrencies; the flag alone means all", "--profile"},
+           {Kind::structured, 0, 0, false, {}, "all | none | list of concurrencies"},
+           [](auto& in, auto& v, auto& k, auto& c) { c.serve.profile = read_profile_levels(in, v, k); },
+           [](auto& c) { return profile_levels_json(c.serve.profile); }, "all"),
+    field({"serve", "engine", "the engine whose profiler --profile drives (auto: told from the server)", "--engine"},
+          one_of<ServeEngine>(), [](auto& c) -> auto& { return c.serve.engine; }),
+    field({"serve", "profile_dir", "folder the server writes its profiler traces to, as this host sees it", "--profile-dir"},
+          text("path"), [](auto& c) -> auto& { return c.serve.profile_dir; }),
+    field({"serve", "profile_steps", "engine steps a profile window records (SGLang's num_steps)"},
+          integer(1, 100000), [](auto& c) -> auto& { return c.serve.profile_steps; }),
+    field({"serve", "profile_wait_s", "seconds to wait after a profiler stop for complete trace files", "--profile-wait"},
+          number(0, 86400), [](auto& c) -> auto& { return c.serve.profile_wait_s; }),
 
     // output
     field({"output", "dir", "output directory", "--out"},

@@ -61,6 +61,8 @@ struct ConfigKey {
   const char* flag = nullptr;  // "--iters"; nullptr: the key is set in YAML only
   FlagKind flag_kind = FlagKind::value;
   FlagListing listing = FlagListing::listed;
+  // A value flag that may also be given alone: then it means this value (--profile alone: "all").
+  const char* bare_value = nullptr;
   // Reads the key's value into the config; `key` is "section.name" for YAML, the flag for the command line.
   std::function<void(const ConfigReader& in, const YAML::Node& value, const std::string& key,
                      RunConfig& config)>

@@ -24,6 +24,8 @@ enum class EpBackend { send_recv, allgather_reducescatter };
 // The phases a run selects (sweep.phases, --phases): the AllReduce burst (or the op sequence), the MoE
 // All-to-All (dispatch and combine), the serving endpoint.
 enum class SweepPhase { allreduce, alltoall, serve };
+// The serving engine whose profiler the serve phase drives (serve.engine): told from the server, or given.
+enum class ServeEngine { automatic, vllm, sglang };
 
 template <>
 struct EnumNames<RoutingModel> {
@@ -51,6 +53,11 @@ struct EnumNames<SweepPhase> {
       {{SweepPhase::allreduce, "allreduce"},
        {SweepPhase::alltoall, "alltoall"},
        {SweepPhase::serve, "serve"}}};
+};
+template <>
+struct EnumNames<ServeEngine> {
+  static constexpr std::array<std::pair<ServeEngine, std::string_view>, 3> values{
+      {{ServeEngine::automatic, "auto"}, {ServeEngine::vllm, "vllm"}, {ServeEngine::sglang, "sglang"}}};
 };
 template <>
 struct EnumNames<ServeApi> {
@@ -166,6 +173,20 @@ struct TransportSpec {
 };
 
 // The serving endpoint whose decode latency is the attribution's denominator.
+// serve.profile: the levels around a window of which the engine's own profiler runs (none, all, or a list of
+// concurrencies).
+struct ServeProfileLevels {
+  bool all = false;
+  std::vector<int> levels;
+  bool any() const { return all || !levels.empty(); }
+  bool covers(int concurrency) const {
+    if (all) return true;
+    for (const int level : levels)
+      if (level == concurrency) return true;
+    return false;
+  }
+};
+
 struct ServeSpec {
   std::string endpoint;  // base URL, e.g. http://127.0.0.1:8000; empty: serve phase skipped
   ServeApi api = ServeApi::completions;
@@ -182,7 +203,12 @@ struct ServeSpec {
   double idle_timeout_s = 60.0;  // no byte for this long: the request fails as a timeout
   double request_timeout_s = 600.0;
   std::vector<double> percentiles = {
-      99};  // of TTFT/TPOT/ITL/E2EL, as vllm bench serve's --metric-percentiles
+      99};                     // of TTFT/TPOT/ITL/E2EL, as vllm bench serve's --metric-percentiles
+  ServeProfileLevels profile;  // levels profiled by the engine (docs/live-profile.md)
+  ServeEngine engine = ServeEngine::automatic;  // whose profiler routes and body are used
+  std::string profile_dir;                      // where the server writes its traces (as this host sees it)
+  int profile_steps = 20;                       // SGLang's num_steps: engine steps it records at most
+  double profile_wait_s = 120;                  // after the stop, how long to wait for complete trace files
 };
 
 struct OutputSpec {

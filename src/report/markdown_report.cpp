@@ -15,6 +15,7 @@
 #include "analysis/latency_fit.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/column_table.hpp"
+#include "report/live_step_markdown.hpp"
 #include "report/serve_columns.hpp"
 
 namespace k25 {
@@ -26,6 +27,7 @@ const std::vector<ReportArtifact>& plot_artifacts() {
        true},
       {"serve_vs_concurrency.png", "TPOT and steady output tokens/s vs concurrency", true},
       {"attribution.png", "Communication share of TPOT per concurrency", true},
+      {"live_step.png", "Live decode step by kernel class per concurrency (--profile)", true},
   };
   return kPlots;
 }
@@ -518,6 +520,7 @@ std::string render_markdown(const RunReport& report, const std::vector<ReportArt
   md += render_decode(report);
   md += render_serve(report);
   md += render_attribution(report);
+  md += render_live_profile(report);
   md += render_fits(report);
   md += render_artifacts(artifacts);
   return md;

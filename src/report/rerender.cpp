@@ -51,6 +51,7 @@ int run_report_command(const RerenderOptions& options, std::ostream& out) {
   const bool merging = !options.serve_path.empty();
   RunReport report = read_report_file(options.input_path);
   if (merging) report = merge_serve_report(std::move(report), read_report_file(options.serve_path));
+  if (!options.capture_inputs.empty() && options.join_captures) options.join_captures(report);
   analyze_report(report);
 
   std::string out_dir = options.out_dir;

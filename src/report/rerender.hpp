@@ -2,8 +2,12 @@
 // from the journal of a crashed run, optionally with the serve results of a second report.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
+
+#include "analysis/run_report.hpp"
 
 namespace k25 {
 
@@ -13,6 +17,10 @@ struct RerenderOptions {
   std::string out_dir;  // empty: the input's directory, or with serve_path a new folder (merged_output_dir)
   std::string
       plot_script;  // empty: $K25_PLOT_SCRIPT, else tools/plot-report found from the executable's path
+  // --capture: folders of a profiled run's trace files read later (docs/live-profile.md), joined to its live
+  // profile by join_captures (set by the app stage, which reads traces) before the report is analyzed.
+  std::vector<std::string> capture_inputs;
+  std::function<void(RunReport& report)> join_captures;
 };
 
 // Where a merge writes when --out is not given: the folder "with-serve" inside the input's directory.

@@ -8,6 +8,7 @@
 
 #include "common/interrupt.hpp"
 #include "serve/level_metrics.hpp"
+#include "serve/profiler_client.hpp"
 #include "serve/streaming_client.hpp"
 
 namespace k25 {
@@ -22,10 +23,21 @@ std::string combined_source(const std::string& so_far, const std::string& level)
   return so_far == level ? so_far : "mixed";
 }
 
+ServeProfile profile_header(const ServeSpec& spec, const EngineIdentity& engine) {
+  ServeProfile profile;
+  profile.asked = true;
+  profile.engine = to_string(engine.engine);
+  profile.engine_version = engine.version;
+  profile.engine_source = engine.source;
+  profile.profile_dir = spec.profile_dir;
+  profile.steps = spec.profile_steps;
+  return profile;
+}
+
 }  // namespace
 
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
-                            const ServeProgressSink& on_progress) {
+                            const ServeProgressSink& on_progress, const ProfileWindowSink& on_window) {
   ServeReport report;
   report.endpoint = spec.endpoint;
   report.api = to_string(spec.api);
@@ -47,6 +59,11 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
   if (report.model.empty()) report.model = discover_model(spec);
 
   StreamingClient client(spec, report.model);
+  EngineIdentity engine;
+  if (spec.profile.any()) {
+    engine = identify_engine(spec);
+    report.profile = profile_header(spec, engine);
+  }
   std::uint64_t seed = 42;
   for (const int concurrency : spec.concurrency) {
     if (concurrency <= 0) continue;
@@ -91,6 +108,12 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
     if (on_level) on_level(report, level);
     report.levels.push_back(std::move(level));
     if (batch.interrupted) break;
+    if (spec.profile.covers(concurrency) && report.profile.refusal.empty()) {
+      ProfileWindow window = run_profile_window(spec, engine, client, concurrency);
+      if (window.status == "refused") report.profile.refusal = window.message;
+      if (on_window) on_window(window);
+      report.profile.windows.push_back(std::move(window));
+    }
   }
   report.ran = true;
   return report;

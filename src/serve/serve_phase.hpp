@@ -13,6 +13,9 @@ namespace k25 {
 // this one), `level` the one just measured.
 using ServeLevelSink = std::function<void(const ServeReport& header, const ServeLevel& level)>;
 
+// Journal callback for a profiled window, called as it ends (serve.profile).
+using ProfileWindowSink = std::function<void(const ProfileWindow& window)>;
+
 // Where a level's counted requests stand while it runs.
 struct LevelProgress {
   int concurrency = 0;
@@ -31,7 +34,10 @@ using ServeProgressSink = std::function<void(const LevelProgress& progress)>;
 // by class, never thrown; the endpoint is not pre-checked here (call check_endpoint_reachable first). A
 // signal (interrupt_signal) stops the phase with stopped_reason: the level it interrupted is kept, marked
 // interrupted, when some of its requests completed (and handed to on_level like a whole one).
+// With spec.profile, after each profiled level's counted requests a profile window follows (ProfileWindow:
+// its requests are never the level's); the first refusal stops profiling, never the phase.
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
-                            const ServeProgressSink& on_progress = {});
+                            const ServeProgressSink& on_progress = {},
+                            const ProfileWindowSink& on_window = {});
 
 }  // namespace k25

@@ -148,6 +148,7 @@ void to_json(nlohmann::json& j, const ServeReport& r) {
                      {"levels", r.levels}};
   if (!r.skipped_reason.empty()) j["skipped_reason"] = r.skipped_reason;
   if (!r.stopped_reason.empty()) j["stopped_reason"] = r.stopped_reason;
+  if (r.profile.asked) j["profile"] = r.profile;
 }
 
 void from_json(const nlohmann::json& j, ServeReport& r) {
@@ -168,6 +169,7 @@ void from_json(const nlohmann::json& j, ServeReport& r) {
   r.request_rate = j.value("request_rate", 0.0);
   r.percentiles = j.value("percentiles", std::vector<double>{});
   r.levels = json_list_or_empty<ServeLevel>(j, "levels");
+  r.profile = j.value("profile", ServeProfile{});
 }
 
 }  // namespace k25

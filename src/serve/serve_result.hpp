@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/stats.hpp"
+#include "serve/profile_window.hpp"
 
 namespace k25 {
 
@@ -76,6 +77,7 @@ struct ServeReport {
   double request_rate = 0;          // 0: closed loop at fixed concurrency; else Poisson arrivals per second
   std::vector<double> percentiles;  // the pNN of vllm_bench_serve (serve.percentiles)
   std::vector<ServeLevel> levels;
+  ServeProfile profile;  // the engine's profiler windows (serve.profile); report.json "profile" when asked
 };
 
 void to_json(nlohmann::json& j, const ServeLevel& level);

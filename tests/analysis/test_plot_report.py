@@ -131,6 +131,28 @@ class PlotTests(unittest.TestCase):
         labels = figure.axes[0].get_legend_handles_labels()[1]
         self.assertNotIn("ranks", labels[0])
 
+    def test_live_step_stacks_the_classes_of_each_profiled_level_under_its_wall(self):
+        report = copy.deepcopy(self.reports[0][1])
+        self.assertIsNone(self.plot.live_step_figure(self.plt, [("r", report)]))  # no --profile: no figure
+        def level(c, wall_us, classes, status="read"):
+            return {"concurrency": c, "status": status, "wall_us": wall_us, "comm_share": 0.5,
+                    "level_tpot_ms": 12.0, "classes": [{"class": k, "merged_us": v} for k, v in classes]}
+        report["live_profile"] = {"levels": [
+            level(128, 10000.0, [("communication", 5000.0), ("gemm", 3000.0)]),
+            level(1, 4000.0, [("communication", 2000.0), ("attention", 1000.0)]),
+            level(8, 0.0, [], status="unread")]}
+        figure = self.plot.live_step_figure(self.plt, [("r", report)])
+        axes = figure.axes[0]
+        self.assertEqual(self.ticks(axes)[1], ["1", "128"])  # by concurrency, the unread level left out
+        labels = axes.get_legend_handles_labels()[1]
+        self.assertEqual(labels, ["TPOT p50 of the level", "communication", "attention", "gemm",
+                                  "rest of the step's wall"])
+        tops = {}
+        for patch in axes.patches:
+            x = round(patch.get_x() + patch.get_width() / 2)
+            tops[x] = max(tops.get(x, 0.0), round(patch.get_y() + patch.get_height(), 6))
+        self.assertEqual(tops, {0: 4.0, 1: 10.0})  # each bar ends at its step's wall (ms)
+
     def test_names_come_before_the_labels(self):
         out = os.path.join(WORK, "named")
         shutil.rmtree(out, ignore_errors=True)

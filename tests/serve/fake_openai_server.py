@@ -16,13 +16,25 @@ fault_every (fault only every Nth request; default 1 = all).
 Faults: http400 (nested error body), http500 (flat error body), stream_error (error event after a 200, then
 [DONE]), cut (connection closed mid-stream), nodone (clean end without [DONE]), bad_json, stall (headers and one
 token, then silence), stall_headers (request read, never answered).
+Profiler routes (--profiler): vllm (POST /start_profile and /stop_profile without a body, GET /version; both
+routes answer 404 {"detail": "Not Found"} unless --profile-dir is given, as vLLM started without a profiler),
+sglang (start takes a JSON body: output_dir, num_steps, activities, ...; GET /get_server_info), refuse (start
+answers 400 "Profiling is not enabled"); none (default): 404. On a stop, the rank trace files of the capture
+tests' Kineto writer (tests/capture: the smoke model's decode steps on 2 ranks) are written into the folder
+late and in pieces: --trace-delay-s before the first byte, each file in two writes --trace-piece-s apart
+(--trace-files: real traces instead).
+Requests that arrive while the profiler runs are marked "profiling" in /stats.
 Prints "PORT <n>" on stdout once listening (--port 0 picks a free port).
 """
 import argparse
 import asyncio
 import json
+import os
 import sys
+import tempfile
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 DEFAULTS = {
     "itl_ms": 20.0, "ttft_ms": 100.0, "usage": 1, "tokens_per_chunk": 1, "role": 1, "crlf": 0,
@@ -60,6 +72,12 @@ class State:
         self.records = []  # one per finished generation request
         self.counter = 0
         self.connections = 0  # TCP connections accepted since start or /reset
+        self.profiler = None  # set by main(): flavour, folder, delays
+        self.profiling = False
+        self.profile_calls = []  # one per profiler call: route, body, status
+        self.stops = 0
+        self.traces_written = 0  # trace files written whole
+        self.writers = []  # trace-writing tasks, kept alive until they end
 
 
 def parse_options(path, defaults):
@@ -197,6 +215,84 @@ async def stream(state, writer, options, api, request, record):
     return True
 
 
+def rank_trace_bytes():
+    """The capture tests' SGLang TP2 decode trace (make_trace_fixtures.sglang_c10d_tp2): one gzip file per rank."""
+    sys.path.insert(0, os.path.join(HERE, "..", "capture"))
+    import make_trace_fixtures  # noqa: E402  (tests/capture: the Kineto writer's fixtures)
+    with tempfile.TemporaryDirectory() as scratch:
+        make_trace_fixtures.sglang_c10d_tp2(scratch)
+        files = []
+        for name in sorted(os.listdir(scratch)):
+            with open(os.path.join(scratch, name), "rb") as f:
+                files.append((name, f.read()))
+        return files
+
+
+def given_trace_bytes(paths):
+    """Real traces (../shared/traces), copied as they are."""
+    files = []
+    for path in paths:
+        with open(path, "rb") as f:
+            files.append((os.path.basename(path), f.read()))
+    return files
+
+
+async def write_traces_late(state, folder, stop_number):
+    """Each rank's file after the delay, in two writes: a reader that reads it early sees a cut gzip stream."""
+    await asyncio.sleep(state.profiler["delay_s"])
+    given = state.profiler["files"]
+    for name, data in given_trace_bytes(given) if given else rank_trace_bytes():
+        path = os.path.join(folder, f"stop{stop_number}-{name}")
+        half = len(data) // 2
+        with open(path, "wb") as f:
+            f.write(data[:half])
+            f.flush()
+            await asyncio.sleep(state.profiler["piece_s"])
+            f.write(data[half:])
+        state.traces_written += 1
+
+
+def profiler_answer(state, method, route, body):
+    """The answer to a profiler or engine-info route, or None when `route` is not one."""
+    flavour, folder = state.profiler["flavour"], state.profiler["dir"]
+    not_found = plain_response(404, "Not Found", {"detail": "Not Found"})
+    if method == "GET" and route == "/version":
+        return plain_response(200, "OK", {"version": "0.13.1"}) if flavour == "vllm" else not_found
+    if method == "GET" and route == "/get_server_info":
+        return plain_response(200, "OK", {"version": "0.5.2", "tp_size": 2}) if flavour == "sglang" else not_found
+    if route not in ("/start_profile", "/stop_profile"):
+        return None
+    call = {"route": route, "body": body.decode(errors="replace")}
+    state.profile_calls.append(call)
+    if flavour == "none" or (flavour == "vllm" and not folder):
+        call["status"] = 404
+        return not_found
+    if flavour == "refuse":
+        call["status"] = 400
+        return plain_response(400, "Bad Request", {"error": {"message": "Profiling is not enabled"}})
+    if flavour == "sglang" and route == "/start_profile":
+        folder = json.loads(body or b"{}").get("output_dir") or folder
+        state.profiler["active_dir"] = folder
+    call["status"] = 200
+    if route == "/stop_profile" and state.profiler["stop_refused"]:  # as SGLang once num_steps stopped it
+        call["status"] = 500
+        state.profiling = False
+        state.stops += 1
+        target = state.profiler.get("active_dir") or folder
+        state.writers.append(asyncio.get_running_loop().create_task(write_traces_late(state, target, state.stops)))
+        return plain_response(500, "Internal Server Error",
+                              {"error": {"message": "Profiling is not in progress. Call /start_profile first."}})
+    if route == "/start_profile":
+        state.profiling = True
+    else:
+        state.profiling = False
+        state.stops += 1
+        target = state.profiler.get("active_dir") or folder
+        state.writers.append(asyncio.get_running_loop().create_task(write_traces_late(state, target, state.stops)))
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
+    return head
+
+
 async def handle(state, reader, writer):
     state.connections += 1
     try:
@@ -215,13 +311,20 @@ async def handle(state, reader, writer):
                 continue
             if method == "GET" and route == "/stats":
                 writer.write(plain_response(200, "OK", {"requests": state.records,
-                                                        "connections": state.connections}))
+                                                        "connections": state.connections,
+                                                        "profile_calls": state.profile_calls,
+                                                        "traces_written": state.traces_written}))
                 await writer.drain()
                 continue
             if method == "POST" and route == "/reset":
                 state.records.clear()
                 state.connections = 0
                 writer.write(plain_response(200, "OK", {"ok": True}))
+                await writer.drain()
+                continue
+            answer = profiler_answer(state, method, route, body) if method in ("GET", "POST") else None
+            if answer is not None:
+                writer.write(answer)
                 await writer.drain()
                 continue
             served = {"both": ("/v1/completions", "/v1/chat/completions"), "chat": ("/v1/chat/completions",),
@@ -240,7 +343,7 @@ async def handle(state, reader, writer):
                 continue
             state.counter += 1
             record = {"id": state.counter, "api": api, "first_s": None, "last_s": None, "tokens": 0,
-                      "chunks": 0, "_t0": t0, "arrived_s": t0}
+                      "chunks": 0, "_t0": t0, "arrived_s": t0, "profiling": state.profiling}
             every = max(1, int(options["fault_every"]))
             if options["fault"] and state.counter % every != 0:
                 options["fault"] = ""
@@ -293,8 +396,21 @@ async def main():
                             choices=choices, metavar=key.upper(),
                             help=f"{OPTION_HELP[key]} (default {value!r})")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="exit after this long (safety)")
+    parser.add_argument("--profiler", default="none", choices=["none", "vllm", "sglang", "refuse"],
+                        help="profiler routes: vllm, sglang, refuse (400 Profiling is not enabled), none (404)")
+    parser.add_argument("--profile-dir", default="",
+                        help="folder the profiler writes traces to (vllm: without it the routes answer 404)")
+    parser.add_argument("--trace-delay-s", type=float, default=0.5, help="seconds after a stop before the traces")
+    parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
+    parser.add_argument("--stop-refused", action="store_true",
+                        help="answer /stop_profile with 500 (as SGLang after num_steps); the traces follow all the same")
+    parser.add_argument("--trace-files", default="",
+                        help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
+    state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
+                      "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused,
+                      "files": [p for p in args.trace_files.split(",") if p]}
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)

@@ -619,5 +619,189 @@ class RunTests(unittest.TestCase):
         self.assertTrue(any("ETA" in line and "unknown" not in line for line in lines), lines)
 
 
+def run_capture(out_dir, *inputs, timeout=120):
+    """k25comm capture over `inputs` with the smoke model, no plots: its capture.json."""
+    command = [os.environ["K25COMM"], "capture", *inputs, "--model", os.environ["K25_SMOKE_CONFIG"], "--no-plots",
+               "--out", out_dir]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(command)} exited {done.returncode}: {done.stdout}{done.stderr}")
+    with open(os.path.join(out_dir, "capture.json")) as f:
+        return json.load(f)
+
+
+class ProfileTests(unittest.TestCase):
+    """--profile: the engine's profiler around a window of each level (fake vLLM, SGLang and refusing servers)."""
+
+    def setUp(self):
+        self.work = os.path.join(os.getcwd(), "profile-tests", self.id().rsplit(".", 1)[-1])
+        subprocess.run(["rm", "-rf", self.work], check=True)
+        self.traces = os.path.join(self.work, "traces")
+        os.makedirs(self.traces)
+        self.servers = []
+
+    def tearDown(self):
+        for server in self.servers:
+            server.stop()
+
+    def server(self, *args):
+        server = FakeServer("--itl-ms", "5", "--ttft-ms", "20", *args)
+        self.servers.append(server)
+        return server
+
+    def run_profiled(self, server, *flags):
+        done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1,2", "--requests", "4",
+                           "--max-tokens", "4", *flags)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(os.path.join(self.work, "out", "report.json")) as f:
+            return done, json.load(f)
+
+    def assert_levels_untouched(self, report, server):
+        for level in report["serve"]["levels"]:
+            self.assertEqual((level["requests"], level["completed"], level["failed"]), (4, 4, 0), level)
+
+    def test_vllm_404_goes_on_and_says_the_restart_option(self):
+        server = self.server("--profiler", "vllm")  # started without a profile folder: the routes answer 404
+        done, report = self.run_profiled(server, "--profile", "--profile-dir", self.traces)
+        line = ("profile: the server refused /start_profile (HTTP 404: {\"detail\": \"Not Found\"}); the serve phase "
+                "went on without profiling. vLLM 0.13.1 serves its profiler routes only when started with a profiler: "
+                "restart it with --profiler-config '{\"profiler\": \"torch\", \"torch_profiler_dir\": "
+                f"\"{self.traces}\"}}', and give k25comm --profile-dir {self.traces}. The replay needs no restart.")
+        self.assertIn("# " + line, done.stdout)
+        self.assertEqual(report["serve"]["profile"]["refusal"], line)
+        self.assertIn(line, report["run"]["notes"])
+        self.assertEqual(report["serve"]["profile"]["engine"], "vllm")
+        self.assertEqual([w["status"] for w in report["serve"]["profile"]["windows"]], ["refused"])
+        self.assertEqual(report["live_profile"]["levels"], [])
+        self.assert_levels_untouched(report, server)
+        stats = server.stats()
+        self.assertEqual([c["route"] for c in stats["profile_calls"]], ["/start_profile"])  # never tried again
+        self.assertEqual(len(stats["requests"]), 2 * (2 + 4))  # warm-up and counted requests, no window
+        with open(os.path.join(self.work, "out", "report.md")) as f:
+            self.assertIn(line, f.read())
+
+    def test_a_refusing_engine_is_one_line_and_the_phase_goes_on(self):
+        server = self.server("--profiler", "refuse")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--engine", "sglang")
+        self.assertIn("# profile: the server refused /start_profile (HTTP 400: {\"error\": {\"message\": "
+                      "\"Profiling is not enabled\"}}); the serve phase went on without profiling. SGLang needs no "
+                      "restart option", done.stdout)
+        self.assertIn("The replay needs no restart.", report["serve"]["profile"]["refusal"])
+        self.assert_levels_untouched(report, server)
+
+    def test_sglang_windows_are_counted_apart_and_read_as_capture_reads_them(self):
+        # Each rank's file in two writes 1.5 s apart: the reader sees a cut gzip stream first and waits on.
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0.3", "--trace-piece-s", "1.5")
+        done, report = self.run_profiled(server, "--profile", "2", "--profile-dir", self.traces)
+        profile = report["serve"]["profile"]
+        self.assertEqual((profile["engine"], profile["engine_version"], profile["steps"]), ("sglang", "0.5.2", 20))
+        [window] = profile["windows"]
+        self.assertEqual((window["concurrency"], window["status"], window["requests"], window["completed"]),
+                         (2, "recorded", 2, 2))
+        self.assertIsNotNone(window["tpot_ms"])
+        self.assert_levels_untouched(report, server)
+        stats = server.stats()
+        self.assertEqual(sum(r["profiling"] for r in stats["requests"]), 2)  # the window's, and only they
+        self.assertEqual(len(stats["requests"]), 2 * (2 + 4) + 2)
+        start = json.loads(stats["profile_calls"][0]["body"])
+        self.assertEqual((start["output_dir"], start["num_steps"], start["activities"], start["merge_profiles"]),
+                         (self.traces, 20, ["CPU", "GPU"], False))
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual((level["concurrency"], level["status"]), (2, "read"), level)
+        self.assertEqual(len(level["files"]), 2)
+        folder = os.path.join(self.work, "out", "live-profile", "c2")
+        self.assertEqual(level["capture_command"], f"k25comm capture {folder} --model {os.environ['K25_SMOKE_CONFIG']}")
+        self.assertIn("# live step C=2: decode step at batch", done.stdout)
+        with open(os.path.join(self.work, "out", "journal.jsonl")) as f:
+            types = [json.loads(line)["type"] for line in f]
+        self.assertEqual((types.count("profile_window"), types.count("live_step")), (1, 1))
+        # The same files through `k25comm capture`: the level's figures are its decode group's.
+        capture = run_capture(os.path.join(self.work, "capture"), folder)
+        [group] = [g for g in capture["trace"]["groups"] if g["rank"] is None and g["batch"] == level["batch"]]
+        self.assertEqual(level["steps"], group["steps"])
+        for key, theirs in (("wall_us", "wall_us"), ("gpu_busy_us", "busy_us"), ("comm_merged_us", "comm_merged_us"),
+                            ("comm_exposed_us", "comm_exposed_us")):
+            self.assertEqual(level[key], group[theirs]["p50"], key)
+        self.assertEqual((level["comm_share"], level["exposed_share"]), (group["comm_share"], group["exposed_share"]))
+        self.assertEqual([(k["kind"], k["merged_us"]) for k in level["kinds"]],
+                         [(k["kind"], k["merged_us"]["p50"]) for k in group["kinds"]])
+        self.assertEqual([(c["class"], c["merged_us"]) for c in level["classes"]],
+                         [(c["class"], c["merged_us"]["p50"]) for c in group["classes"]])
+        # By hand (make_trace_fixtures.sglang_c10d_tp2): 8 AllReduces of 2 us and one AllGather of 3 us a step.
+        self.assertEqual([(k["kind"], k["ops_per_step"]) for k in level["kinds"]], [("AllReduce", 8), ("AllGather", 1)])
+        # GPU busy: 8 GEMMs and 8 AllReduces of 2 us that never overlap, and the AllGather: 35 us.
+        self.assertEqual((level["comm_merged_us"], level["gpu_busy_us"]), (19.0, 35.0))
+        with open(os.path.join(self.work, "out", "report.md")) as f:
+            self.assertIn("## Live profile (the engine's own profiler)", f.read())
+        self.assertTrue(any(h.startswith("live profile at C=2: communication ") for h in report["headline"]),
+                        report["headline"])
+
+    def test_a_real_trace_missing_ranks_is_read_after_the_wait_with_a_note(self):
+        real = os.path.join(os.environ.get("K25_REAL_TRACES", ""), "vllm-b200-tp8-rank0-eager.json.gz")
+        if not os.path.isfile(real):
+            self.skipTest(f"{real} is absent (../shared/traces beside the checkout)")
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-files", real)
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "10")
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "read", level)
+        self.assertEqual(level["note"], "read 1 of 8 ranks' files (the others did not appear in time)")
+        capture = run_capture(os.path.join(self.work, "capture"), os.path.join(self.work, "out", "live-profile", "c1"))
+        [group] = [g for g in capture["trace"]["groups"] if g["rank"] is None and g["phase"] in level["step"]]
+        self.assertEqual((level["steps"], level["wall_us"], level["comm_merged_us"], level["gpu_busy_us"]),
+                         (group["steps"], group["wall_us"]["p50"], group["comm_merged_us"]["p50"],
+                          group["busy_us"]["p50"]))
+        self.assertEqual([(k["kind"], k["merged_us"]) for k in level["kinds"]],
+                         [(k["kind"], k["merged_us"]["p50"]) for k in group["kinds"]])
+        self.assertIn("profile C=1: read 1 of 8 ranks' files", " ".join(report["run"]["notes"]))
+
+    def test_files_that_never_complete_are_a_note_never_a_failed_run(self):
+        # The second half of each file would come 60 s later: the wait (2 s) ends first.
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0", "--trace-piece-s", "60")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "2")
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "failed", level)
+        self.assertRegex(level["note"], r"^the trace files were not complete after 2 s \(serve.profile_wait_s\): "
+                                        r".*TP-0\.trace\.json\.gz: its gzip stream ends early")
+        self.assertIn(f"profile C=1: {level['note']}", report["run"]["notes"])
+        self.assertIn("# live step C=1: failed: the trace files were not complete", done.stdout)
+        self.assert_levels_untouched(report, server)
+
+    def test_an_unreadable_folder_gives_the_capture_command_and_report_joins_it_later(self):
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-delay-s", "0",
+                             "--trace-piece-s", "0", "--stop-refused")
+        missing = os.path.join(self.work, "not-mounted")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", missing)
+        stop_note = ("profile C=1: /stop_profile was refused (HTTP 500: {\"error\": {\"message\": \"Profiling is not "
+                     "in progress. Call /start_profile first.\"}}); the files the profiler wrote are read all the same")
+        self.assertIn(stop_note, report["run"]["notes"])
+        self.assertEqual(report["serve"]["profile"]["windows"][0]["status"], "recorded")
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "unread")
+        command = f"k25comm capture {missing} --model {os.environ['K25_SMOKE_CONFIG']}"
+        self.assertEqual(level["capture_command"], command)
+        self.assertIn(command, done.stdout)
+        self.assert_levels_untouched(report, server)
+        # The server's files, read later where they are, and joined to the run's report.
+        deadline = time.monotonic() + 30
+        while server.stats()["traces_written"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.assertEqual(server.stats()["traces_written"], 2)
+        joined_dir = os.path.join(self.work, "joined")
+        joined = subprocess.run([os.environ["K25COMM"], "report", os.path.join(self.work, "out", "report.json"),
+                                 "--capture", f"1:{self.traces}", "--out", joined_dir],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(joined.returncode, 0, joined.stdout + joined.stderr)
+        with open(os.path.join(joined_dir, "report.json")) as f:
+            [level] = json.load(f)["live_profile"]["levels"]
+        self.assertEqual((level["status"], level["concurrency"]), ("read", 1), level)
+        self.assertEqual((level["gpu_busy_us"], level["comm_merged_us"]), (35.0, 19.0))
+        self.assertIn("live profile at C=1: communication", joined.stdout)
+        wrong = subprocess.run([os.environ["K25COMM"], "report", os.path.join(self.work, "out", "report.json"),
+                                "--capture", f"8:{self.traces}", "--out", joined_dir],
+                               capture_output=True, text=True, timeout=120)
+        self.assertEqual(wrong.returncode, 2, wrong.stdout + wrong.stderr)
+        self.assertIn(f"--capture 8:{self.traces}: the report has no profiled window at concurrency 8", wrong.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

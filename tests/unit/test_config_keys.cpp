@@ -314,8 +314,12 @@ std::vector<Probe> probes(const k25::ConfigKey& key) {
     }
     case Kind::boolean:
     case Kind::text:
-    case Kind::structured:
       return {{"some:text", "some:text"}};
+    case Kind::structured: {  // its own reader refuses free text; a flag that stands alone takes its value
+      std::vector<Probe> all = {{"some:text", "some:text", true}};
+      if (key.bare_value != nullptr) all.push_back({key.bare_value, key.bare_value});
+      return all;
+    }
   }
   return {};
 }

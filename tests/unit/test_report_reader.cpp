@@ -202,7 +202,7 @@ TEST_CASE("host-transport reports analyze, render and compare like GPU ones", "[
   CHECK(back.fits.size() == 1);
 }
 
-TEST_CASE("a schema_version 1 report is read into version 2's form; a later version is refused",
+TEST_CASE("a schema_version 1 report is read into the current version's form, and a later version is refused",
           "[report_reader]") {
   RunReport old = sample_report();
   ServeLevel failed;
@@ -224,9 +224,11 @@ TEST_CASE("a schema_version 1 report is read into version 2's form; a later vers
   CHECK(back.serve.levels[2].vllm_bench_serve.empty());
   CHECK(back.serve.levels[0].tpot_ms->p50 == Approx(12.4));
 
-  j["schema_version"] = 3;
-  CHECK_THROWS_WITH(read_report_file(dir.write("v3.json", j.dump())),
-                    Catch::Contains("schema_version 3 is not supported (this build reads versions 1 to 2)"));
+  CHECK_FALSE(back.live_profile.present);  // no --profile before version 3
+
+  j["schema_version"] = 4;
+  CHECK_THROWS_WITH(read_report_file(dir.write("v4.json", j.dump())),
+                    Catch::Contains("schema_version 4 is not supported (this build reads versions 1 to 3)"));
 }
 
 TEST_CASE("a multi-host report keeps its hosts and node-local ranks through report.json and report.md",
