@@ -96,7 +96,7 @@ void fill_from_trace(LiveStepLevel& level, const TraceResult& trace) {
   }
   const TraceStepGroup& g = *groups.front();
   level.status = "read";
-  level.step = step_title(g);
+  level.step = step_title(g, trace.step_method);
   level.batch = g.batch;
   level.steps = g.steps;
   level.wall_us = g.wall_us.p50;
