@@ -11,11 +11,9 @@
 #include <fmt/format.h>
 
 #include "capture/analysis/capture_analysis.hpp"
-#include "capture/readers/capture_inputs.hpp"
 #include "capture/readers/file_bytes.hpp"
-#include "capture/analysis/kernel_classes.hpp"
-#include "capture/analysis/trace_analysis.hpp"
 #include "capture/render/trace_headline.hpp"
+#include "capture/trace_files.hpp"
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
 #include "config/config_loader.hpp"
@@ -123,28 +121,25 @@ struct ReadAttempt {
   std::string problem;  // why the files are not (yet) readable
 };
 
-// The capture's kernel classes and trace settings for a run's model (none: sizes stay unknown).
+// Reads a folder of trace files through the capture's one door, under the rules `k25comm capture` would
+// use for the run's model (none: sizes stay unknown).
 class TraceReader {
  public:
   explicit TraceReader(const std::optional<RunConfig>& config) {
-    std::vector<std::string> tables;
-    if (const std::string shipped = shipped_kernel_class_table(); !shipped.empty()) tables.push_back(shipped);
-    classifier_ = std::make_unique<KernelClassifier>(tables);
     if (config) {
-      settings_.model = capture_model(config->model);
-      settings_.model->graph_sizes = config->sweep.graph_sizes;
+      rules_.model = capture_model(config->model);
+      rules_.model->graph_sizes = config->sweep.graph_sizes;
     }
   }
 
   ReadAttempt read(const std::string& folder) const {
     ReadAttempt attempt;
     try {
-      CaptureInputs inputs = read_capture_inputs({folder});
-      if (inputs.trace.empty()) {
+      CaptureResult capture = analyze_capture_files({folder}, rules_);
+      if (!capture.trace.present)
         attempt.problem = "no profiler trace with GPU events among the files";
-        return attempt;
-      }
-      attempt.trace = analyze_trace(std::move(inputs.trace), *classifier_, settings_).result;
+      else
+        attempt.trace = std::move(capture.trace);
     } catch (const UsageError& e) {
       attempt.problem = e.what();
     }
@@ -152,8 +147,7 @@ class TraceReader {
   }
 
  private:
-  std::unique_ptr<KernelClassifier> classifier_;
-  TraceSettings settings_;
+  CaptureRules rules_;
 };
 
 class WindowReader {
