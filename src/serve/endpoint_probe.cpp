@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 #include "serve/bounded_http.hpp"
 #include "serve/request_body.hpp"
 
@@ -15,16 +16,43 @@ HttpAnswer get_models(const ServeSpec& spec) {
   return bounded_http(spec, endpoint_url(spec.endpoint, "/v1/models"), nullptr, 10.0);
 }
 
+// ": MESSAGE" of an error answer's JSON ({"error": {"message": ...}}, {"detail": ...}, {"message": ...}), or
+// of its first line; "" for an empty body.
+std::string answer_text(const HttpAnswer& answer) {
+  const nlohmann::json j = nlohmann::json::parse(answer.body, nullptr, /*allow_exceptions=*/false);
+  std::string text;
+  if (!j.is_discarded() && j.is_object()) {
+    const nlohmann::json& error = j.contains("error") ? j["error"] : j;
+    for (const char* member : {"message", "detail"})
+      if (error.is_object() && error.contains(member) && error[member].is_string())
+        text = error[member].get<std::string>();
+    if (text.empty() && error.is_string()) text = error.get<std::string>();
+  } else {
+    text = answer.body.substr(0, answer.body.find('\n'));
+  }
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return text.empty() ? "" : ": " + text;
+}
+
 }  // namespace
 
 void check_endpoint_reachable(const ServeSpec& spec) {
-  const std::string url = endpoint_url(spec.endpoint, "/v1/models");
+  // libcurl gets the URL as given; a message shows it without its user-info.
+  const std::string shown = redact_url(endpoint_url(spec.endpoint, "/v1/models"));
   if (spec.endpoint.empty())
     throw RuntimeFault("serve endpoint is not configured (serve.endpoint / --endpoint)");
+  if (!spec.api_key_env.empty() && spec.api_key.empty())
+    throw UsageError(fmt::format(
+        "serve.api_key: env:{0} names an environment variable that is not set (or is empty) where rank 0 runs; export {0} there, or give the key another way (docs/serve.md#secrets)",
+        spec.api_key_env));
   const HttpAnswer answer = get_models(spec);
   if (answer.status == 0)
-    throw RuntimeFault(fmt::format("serve endpoint {} is unreachable: {}", url, answer.message), "GET " + url,
-                       __FILE__, __LINE__);
+    throw RuntimeFault(fmt::format("serve endpoint {} is unreachable: {}", shown, answer.message),
+                       "GET " + shown, __FILE__, __LINE__);
+  if (answer.status == 401 || answer.status == 403)
+    throw RuntimeFault(fmt::format("serve endpoint {} refused the request: HTTP {}{}; {}", shown,
+                                   answer.status, answer_text(answer), credentials_hint(spec)),
+                       "GET " + shown, __FILE__, __LINE__);
 }
 
 std::string discover_model(const ServeSpec& spec) {
