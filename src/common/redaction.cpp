@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 
 namespace k25 {
 namespace {
@@ -102,24 +103,41 @@ std::string replace_known(std::string_view text, std::span<const std::string> kn
   return out;
 }
 
-// Every "scheme://..." in the text through redact_url.
-std::string redact_urls(std::string_view text) {
+// One replacement in a text: [begin, end) becomes `with`.
+struct Replacement {
+  std::size_t begin = 0, end = 0;
+  std::string with;
+};
+
+// The first replacement of a kind that begins at or after `from` (and ends after it), or nullopt.
+using NextReplacement = std::optional<Replacement> (*)(std::string_view text, std::size_t from);
+
+// `text` with every replacement `next` finds, left to right.
+std::string replace_each(std::string_view text, NextReplacement next) {
   std::string out;
   std::size_t copied = 0;
-  for (std::size_t marker = text.find("://"); marker != std::string_view::npos;
-       marker = text.find("://", marker + 3)) {
-    std::size_t begin = marker;
-    while (begin > copied && is_scheme_char(text[begin - 1])) --begin;
-    if (begin == marker) continue;
-    std::size_t end = marker + 3;
-    while (end < text.size() && !ends_url(text[end])) ++end;
-    out.append(text.substr(copied, begin - copied));
-    out.append(redact_url(text.substr(begin, end - begin)));
-    copied = end;
-    marker = end - 3;  // the next search starts after this URL
+  for (std::optional<Replacement> found = next(text, copied); found && found->end > copied;
+       found = next(text, copied)) {
+    out.append(text.substr(copied, found->begin - copied));
+    out.append(found->with);
+    copied = found->end;
   }
   out.append(text.substr(copied));
   return out;
+}
+
+// A "scheme://..." through redact_url.
+std::optional<Replacement> next_url(std::string_view text, std::size_t from) {
+  for (std::size_t marker = text.find("://", from); marker != std::string_view::npos;
+       marker = text.find("://", marker + 3)) {
+    std::size_t begin = marker;
+    while (begin > from && is_scheme_char(text[begin - 1])) --begin;
+    if (begin == marker) continue;
+    std::size_t end = marker + 3;
+    while (end < text.size() && !ends_url(text[end])) ++end;
+    return Replacement{begin, end, redact_url(text.substr(begin, end - begin))};
+  }
+  return std::nullopt;
 }
 
 bool equals_ignoring_case(std::string_view text, std::size_t at, std::string_view word) {
@@ -129,52 +147,39 @@ bool equals_ignoring_case(std::string_view text, std::size_t at, std::string_vie
   return true;
 }
 
-// "Authorization: <anything>" up to the end of its line or quote.
-std::string redact_authorization_headers(std::string_view text) {
+// What follows "Authorization:", up to the end of its line or a quote.
+std::optional<Replacement> next_authorization(std::string_view text, std::size_t from) {
   constexpr std::string_view kHeader = "authorization:";
-  std::string out;
-  std::size_t copied = 0;
-  for (std::size_t at = 0; at < text.size(); ++at) {
+  for (std::size_t at = from; at < text.size(); ++at) {
     if (!equals_ignoring_case(text, at, kHeader)) continue;
     std::size_t begin = at + kHeader.size();
     while (begin < text.size() && text[begin] == ' ') ++begin;
     std::size_t end = begin;
     while (end < text.size() && text[end] != '\n' && text[end] != '\r' && !is_quote(text[end])) ++end;
-    if (!needs_redaction(text.substr(begin, end - begin))) continue;
-    out.append(text.substr(copied, begin - copied));
-    out.append(kRedacted);
-    copied = end;
-    at = end;
+    if (needs_redaction(text.substr(begin, end - begin)))
+      return Replacement{begin, end, std::string(kRedacted)};
   }
-  out.append(text.substr(copied));
-  return out;
+  return std::nullopt;
 }
 
-// "NAME": "VALUE" with a secret NAME (JSON in a message or a server's answer).
-std::string redact_quoted_members(std::string_view text) {
-  std::string out;
-  std::size_t copied = 0;
-  for (std::size_t colon = text.find("\":"); colon != std::string_view::npos;
+// The VALUE of "NAME": "VALUE" with a secret NAME (JSON in a message or a server's answer).
+std::optional<Replacement> next_quoted_member(std::string_view text, std::size_t from) {
+  for (std::size_t colon = text.find("\":", from); colon != std::string_view::npos;
        colon = text.find("\":", colon + 2)) {
-    const std::size_t name_end = colon;
-    const std::size_t name_quote = text.rfind('"', name_end == 0 ? 0 : name_end - 1);
-    if (name_quote == std::string_view::npos || name_quote >= name_end || name_quote < copied) continue;
-    if (!is_secret_name(text.substr(name_quote + 1, name_end - name_quote - 1))) continue;
-    std::size_t value_begin = colon + 2;
-    while (value_begin < text.size() && text[value_begin] == ' ') ++value_begin;
-    if (value_begin >= text.size() || text[value_begin] != '"') continue;
-    ++value_begin;
-    std::size_t value_end = value_begin;
-    while (value_end < text.size() && text[value_end] != '"') value_end += text[value_end] == '\\' ? 2 : 1;
-    value_end = std::min(value_end, text.size());
-    if (!needs_redaction(text.substr(value_begin, value_end - value_begin))) continue;
-    out.append(text.substr(copied, value_begin - copied));
-    out.append(kRedacted);
-    copied = value_end;
-    colon = value_end == 0 ? 0 : value_end - 1;
+    const std::size_t name_quote = colon == 0 ? std::string_view::npos : text.rfind('"', colon - 1);
+    if (name_quote == std::string_view::npos || name_quote < from) continue;
+    if (!is_secret_name(text.substr(name_quote + 1, colon - name_quote - 1))) continue;
+    std::size_t begin = colon + 2;
+    while (begin < text.size() && text[begin] == ' ') ++begin;
+    if (begin >= text.size() || text[begin] != '"') continue;
+    ++begin;
+    std::size_t end = begin;
+    while (end < text.size() && text[end] != '"') end += text[end] == '\\' ? 2 : 1;
+    end = std::min(end, text.size());
+    if (needs_redaction(text.substr(begin, end - begin)))
+      return Replacement{begin, end, std::string(kRedacted)};
   }
-  out.append(text.substr(copied));
-  return out;
+  return std::nullopt;
 }
 
 // A word without the quotes and closing punctuation around it: [begin, end) within the word.
@@ -327,9 +332,9 @@ std::string redact_url(std::string_view url) {
 
 std::string redact_text(std::string_view text, std::span<const std::string> known) {
   const std::string without_known = replace_known(text, known);
-  const std::string without_urls = redact_urls(without_known);
-  const std::string without_headers = redact_authorization_headers(without_urls);
-  return redact_words(redact_quoted_members(without_headers));
+  const std::string without_urls = replace_each(without_known, next_url);
+  const std::string without_headers = replace_each(without_urls, next_authorization);
+  return redact_words(replace_each(without_headers, next_quoted_member));
 }
 
 std::string redact_command_line(std::span<const std::string> words) {

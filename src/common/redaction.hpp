@@ -4,7 +4,8 @@
 // (is_secret_name: --api-key, OPENAI_API_KEY, HF_TOKEN, ...), the user-info of a URL ("user:password@"), the
 // credentials after "Bearer " or "Authorization: ", and any secret the caller knows (the key the run sends).
 // Each becomes kRedacted. A reference "env:NAME" (serve.api_key: env:OPENAI_API_KEY) names where a key is
-// kept, not the key, and is kept. Every function is idempotent: redacted text redacts to itself.
+// kept, not the key, and is kept. What k25comm records (command lines, URLs, messages, reports) redacts to
+// itself when redacted again; in odd text a second pass may hide more around a "<redacted>", never less.
 #pragma once
 
 #include <map>

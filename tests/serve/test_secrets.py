@@ -17,11 +17,11 @@ import shutil
 import subprocess
 import sys
 import unittest
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
-from ports import read_port_line, refused_port  # noqa: E402  (tests/common: ports and bounded waits)
+from ports import refused_port  # noqa: E402  (tests/common: ports and bounded waits)
+from test_serve import FakeServer  # noqa: E402  (the fake server as a subprocess, its /stats and /reset)
 
 KEY = "sk-k25test-7f3a9c1e5b2d4680"  # the bearer token the server requires
 USER, PASSWORD = "k25user", "pw-k25test-0d9e8c7b6a"  # the endpoint's user-info
@@ -37,40 +37,22 @@ SOURCE = os.environ.get("K25_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 SERVE_FLAGS = ["--phases", "serve", "--concurrency", "1", "--requests", "2", "--max-tokens", "4"]
 
 
-class FakeServer:
-    """The fake server requiring KEY, on a port the kernel chose (--port 0)."""
+def start_server():
+    """The fake server requiring KEY (test_serve.py's FakeServer: a port the kernel chose)."""
+    return FakeServer("--itl-ms", "5", "--ttft-ms", "20", "--require-key", KEY, "--max-seconds", "900")
 
-    def __init__(self):
-        self.process = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "fake_openai_server.py"), "--port", "0", "--max-seconds", "600",
-             "--itl-ms", "5", "--ttft-ms", "20", "--require-key", KEY],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            self.port = read_port_line(self.process, 30, "fake_openai_server.py")
-        except (RuntimeError, TimeoutError):
-            self.stop()
-            raise
-        self.url = f"http://127.0.0.1:{self.port}"
 
-    def auth(self):
-        """The counts since the last call: {"accepted": n, "rejected": n} (GET /stats, then POST /reset)."""
-        with urllib.request.urlopen(self.url + "/stats", timeout=10) as answer:
-            counts = json.load(answer)["auth"]
-        urllib.request.urlopen(urllib.request.Request(self.url + "/reset", method="POST"), timeout=10).read()
-        return counts
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait(timeout=10)
-        for stream in (self.process.stdout, self.process.stderr):
-            stream.close()
+def take_auth_counts(server):
+    """The server's counts since the last call, {"accepted": n, "rejected": n}, then cleared (POST /reset)."""
+    counts = server.stats()["auth"]
+    server.reset()
+    return counts
 
 
 class SecretsTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = FakeServer()
+        cls.server = start_server()
         cls.work = os.path.join(os.getcwd(), "secrets")
         shutil.rmtree(cls.work, ignore_errors=True)
         cls.out = os.path.join(cls.work, "out")  # everything k25comm and the nightly write: scanned
@@ -107,7 +89,7 @@ class SecretsTests(unittest.TestCase):
     def assert_sent_with_key(self, what):
         """Every request of the run carried the key: none refused, and six accepted (GET /v1/models to check the
         endpoint and to find the model, 2 warm-up and 2 counted requests)."""
-        self.assertEqual(self.server.auth(), {"accepted": 6, "rejected": 0}, what)
+        self.assertEqual(take_auth_counts(self.server), {"accepted": 6, "rejected": 0}, what)
 
     def assert_no_secret(self):
         """No secret in any console line or in any byte of any file under the output folder."""
@@ -154,7 +136,7 @@ class SecretsTests(unittest.TestCase):
 
     def test_no_secret_is_written_or_printed_and_the_key_is_sent(self):
         # The key each way; each run's requests carried it (the server refuses any without).
-        self.server.auth()
+        take_auth_counts(self.server)
         self.k25comm_run("flag", "--api-key", KEY)
         self.assert_sent_with_key("--api-key KEY")
         self.k25comm_run("flag-equals", f"--api-key={KEY}")
@@ -223,20 +205,20 @@ class SecretsTests(unittest.TestCase):
         self.assertGreater(files, 40)  # the runs' journals, reports, CSVs, plots, the nightly's logs
 
     def test_refusals_name_the_endpoint_without_its_secrets(self):
-        self.server.auth()
+        take_auth_counts(self.server)
         # A wrong key: the probe is refused (401, the answer echoes the key), the run stops before measuring.
         console = self.k25comm_run("wrong-key", "--api-key", WRONG_KEY, expect_rc=3)
         self.assertIn(f"serve endpoint {self.shown_endpoint}/v1/models refused the request: HTTP 401", console)
         self.assertIn("the bearer token sent was --api-key's (serve.api_key)", console)
-        self.assertEqual(self.server.auth(), {"accepted": 0, "rejected": 1})
+        self.assertEqual(take_auth_counts(self.server), {"accepted": 0, "rejected": 1})
         # No key at all.
         console = self.k25comm_run("no-key", expect_rc=3)
         self.assertIn("no bearer token was sent: give one with --api-key env:NAME", console)
-        self.server.auth()
+        take_auth_counts(self.server)
         # env:NAME where NAME is not set: bad usage, nothing sent.
         console = self.k25comm_run("env-unset", "--api-key", "env:K25_TEST_UNSET_KEY", expect_rc=2)
         self.assertIn("serve.api_key: env:K25_TEST_UNSET_KEY names an environment variable that is not set", console)
-        self.assertEqual(self.server.auth(), {"accepted": 0, "rejected": 0})
+        self.assertEqual(take_auth_counts(self.server), {"accepted": 0, "rejected": 0})
         # A refused connection and a bad URL.
         with refused_port() as port:
             console = self.k25comm_run("refused", "--api-key", KEY,
