@@ -13,7 +13,7 @@ namespace k25 {
 struct HttpAnswer {
   CURLcode result = CURLE_OK;
   long status = 0;      // 0: no HTTP answer
-  std::string body;     // its first 1 MiB (an echo of the bearer token redacted)
+  std::string body;     // its first 1 MiB; without the key, and without any secret when not a 2xx answer
   std::string message;  // libcurl's error text (or "No error"), without secrets (common/redaction.hpp)
 };
 
