@@ -8,30 +8,13 @@
 #include "common/redaction.hpp"
 #include "serve/bounded_http.hpp"
 #include "serve/request_body.hpp"
+#include "serve/stream_chunk.hpp"
 
 namespace k25 {
 namespace {
 
 HttpAnswer get_models(const ServeSpec& spec) {
   return bounded_http(spec, endpoint_url(spec.endpoint, "/v1/models"), nullptr, 10.0);
-}
-
-// ": MESSAGE" of an error answer's JSON ({"error": {"message": ...}}, {"detail": ...}, {"message": ...}), or
-// of its first line; "" for an empty body.
-std::string answer_text(const HttpAnswer& answer) {
-  const nlohmann::json j = nlohmann::json::parse(answer.body, nullptr, /*allow_exceptions=*/false);
-  std::string text;
-  if (!j.is_discarded() && j.is_object()) {
-    const nlohmann::json& error = j.contains("error") ? j["error"] : j;
-    for (const char* member : {"message", "detail"})
-      if (error.is_object() && error.contains(member) && error[member].is_string())
-        text = error[member].get<std::string>();
-    if (text.empty() && error.is_string()) text = error.get<std::string>();
-  } else {
-    text = answer.body.substr(0, answer.body.find('\n'));
-  }
-  if (text.size() > 200) text = text.substr(0, 200) + "...";
-  return text.empty() ? "" : ": " + text;
 }
 
 }  // namespace
@@ -50,8 +33,8 @@ void check_endpoint_reachable(const ServeSpec& spec) {
     throw RuntimeFault(fmt::format("serve endpoint {} is unreachable: {}", shown, answer.message),
                        "GET " + shown, __FILE__, __LINE__);
   if (answer.status == 401 || answer.status == 403)
-    throw RuntimeFault(fmt::format("serve endpoint {} refused the request: HTTP {}{}; {}", shown,
-                                   answer.status, answer_text(answer), credentials_hint(spec)),
+    throw RuntimeFault(fmt::format("serve endpoint {} refused the request: HTTP {}: {}; {}", shown,
+                                   answer.status, error_body_message(answer.body), credentials_hint(spec)),
                        "GET " + shown, __FILE__, __LINE__);
 }
 
