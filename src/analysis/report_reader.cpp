@@ -14,6 +14,7 @@
 #include "analysis/journal_records.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 
 namespace k25 {
 namespace {
@@ -89,7 +90,8 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (is_blank(lines[i])) continue;
     const std::string where = fmt::format("{} line {}", source_name, i + 1);
-    nlohmann::json entry = nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    // A journal an older k25comm wrote may hold a secret: it is redacted before anything reads it.
+    nlohmann::json entry = redact_json(nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false));
     if (entry.is_discarded() || !entry.is_object()) {
       if (i == last_content_line && started) {
         truncated_note = fmt::format(
@@ -160,7 +162,10 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
 RunReport parse_report_text(const std::string& text, const std::string& source_name) {
   if (is_blank(text))
     throw UsageError(fmt::format("{}: empty file: no report and no journal lines", source_name));
-  const nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // A report an older k25comm wrote may hold a secret (the command line's --api-key, an endpoint's
+  // user-info): it is redacted before anything reads it, so that a re-render, a merge, capture and predict
+  // write none.
+  const nlohmann::json whole = redact_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
   RunReport report = !whole.is_discarded() && whole.is_object() && !whole.contains("type")
                          ? parse_report_object(whole, source_name)
                          : parse_journal(text, source_name);

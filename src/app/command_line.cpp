@@ -15,6 +15,7 @@
 #include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 #include "common/shared_files.hpp"
 
 namespace k25 {
@@ -194,9 +195,10 @@ std::string leftover_problem(const CLI::App& app, int argc, char** argv) {
 
 CommandLine parse_command_line(int argc, char** argv, bool print) {
   CommandLine cli;
-  for (int i = 0; i < argc; ++i) cli.text += (i ? " " : "") + std::string(argv[i]);
+  const std::vector<std::string> words(argv, argv + argc);
+  cli.text = redact_command_line(words);
   const auto usage_error = [&](const std::string& reason) {
-    if (print) fmt::print(stderr, "k25comm: error: {}\n", reason);
+    if (print) fmt::print(stderr, "k25comm: error: {}\n", redact_text(reason));
     cli.command = Command::exit_now;
     cli.exit_code = static_cast<int>(ExitCode::bad_usage);
     return cli;

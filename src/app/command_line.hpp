@@ -37,7 +37,7 @@ struct CommandLine {
   PredictCommandOptions predict;         // `k25comm predict`
   bool verbose = false;                  // --verbose: errors also name the source location
   double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
-  std::string text;                      // the command line as given, for the report
+  std::string text;                      // the command line as given, secrets redacted, for the report
 
   // The text given for a config key's flag ("--out"), or nullptr when the flag was not given.
   const std::string* flag_text(const std::string& flag) const {

@@ -27,6 +27,7 @@
 #include "build_info.hpp"
 #include "common/count_noun.hpp"
 #include "common/interrupt.hpp"
+#include "common/redaction.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 #include "gather/coordinator_step.hpp"
@@ -235,7 +236,7 @@ std::vector<std::string> run_notes(const RunConfig& config, const RankContext& c
   if (!config.sweep.run_serve && !config.serve.endpoint.empty())
     notes.push_back(fmt::format(
         "the endpoint {} is not used: --phases {} has no serve (add serve to --phases to measure it)",
-        config.serve.endpoint, fmt::join(phase_names(config.sweep), ",")));
+        redact_url(config.serve.endpoint), fmt::join(phase_names(config.sweep), ",")));
   return notes;
 }
 

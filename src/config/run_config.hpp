@@ -190,8 +190,9 @@ struct ServeProfileLevels {
 struct ServeSpec {
   std::string endpoint;  // base URL, e.g. http://127.0.0.1:8000; empty: serve phase skipped
   ServeApi api = ServeApi::completions;
-  std::string model;    // "model" field of the request
-  std::string api_key;  // optional bearer token
+  std::string model;        // "model" field of the request
+  std::string api_key;      // optional bearer token (never written or printed: common/redaction.hpp)
+  std::string api_key_env;  // serve.api_key: env:NAME: NAME, whose value api_key holds ("" where not set)
   std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64, 128, 256};
   int requests = 0;         // per level; 0: 4 x concurrency, at least 8
   int warmup_requests = 2;  // per level, not counted

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/interrupt.hpp"
+#include "common/redaction.hpp"
 #include "serve/level_metrics.hpp"
 #include "serve/profiler_client.hpp"
 #include "serve/streaming_client.hpp"
@@ -39,7 +40,7 @@ ServeProfile profile_header(const ServeSpec& spec, const EngineIdentity& engine)
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
                             const ServeProgressSink& on_progress, const ProfileWindowSink& on_window) {
   ServeReport report;
-  report.endpoint = spec.endpoint;
+  report.endpoint = redact_url(spec.endpoint);  // recorded and printed without its user-info
   report.api = to_string(spec.api);
   report.model = spec.model;
   report.ttft_definition =

@@ -24,6 +24,8 @@ tests' Kineto writer (tests/capture: the smoke model's decode steps on 2 ranks) 
 late and in pieces: --trace-delay-s before the first byte, each file in two writes --trace-piece-s apart
 (--trace-files: real traces instead).
 Requests that arrive while the profiler runs are marked "profiling" in /stats.
+--require-key KEY: every route but /stats and /reset answers 401 unless the request carries "Authorization: Bearer
+KEY" (the body names the token it got, as OpenAI's "Incorrect API key provided"); /stats counts both under "auth".
 Prints "PORT <n>" on stdout once listening (--port 0 picks a free port).
 """
 import argparse
@@ -78,6 +80,8 @@ class State:
         self.stops = 0
         self.traces_written = 0  # trace files written whole
         self.writers = []  # trace-writing tasks, kept alive until they end
+        self.required_key = ""  # --require-key: the bearer token every route but /stats and /reset needs
+        self.auth = {"accepted": 0, "rejected": 0}  # requests that carried it, and those that did not
 
 
 def parse_options(path, defaults):
@@ -304,6 +308,17 @@ async def handle(state, reader, writer):
             loop = asyncio.get_running_loop()
             t0 = loop.time()
             options, route = parse_options(path, state.defaults)
+            if state.required_key and route not in ("/stats", "/reset"):
+                presented = headers.get("authorization", "")
+                if presented != "Bearer " + state.required_key:
+                    state.auth["rejected"] += 1
+                    token = presented.split(" ", 1)[1] if " " in presented else presented
+                    message = f"Incorrect API key provided: {token}" if token else "No API key provided"
+                    writer.write(plain_response(401, "Unauthorized", {"error": {
+                        "message": message, "type": "invalid_request_error", "code": "invalid_api_key"}}))
+                    await writer.drain()
+                    continue
+                state.auth["accepted"] += 1
             if method == "GET" and route == "/v1/models":
                 writer.write(plain_response(200, "OK", {"object": "list",
                                                         "data": [{"id": "fake-model", "object": "model"}]}))
@@ -313,12 +328,14 @@ async def handle(state, reader, writer):
                 writer.write(plain_response(200, "OK", {"requests": state.records,
                                                         "connections": state.connections,
                                                         "profile_calls": state.profile_calls,
-                                                        "traces_written": state.traces_written}))
+                                                        "traces_written": state.traces_written,
+                                                        "auth": state.auth}))
                 await writer.drain()
                 continue
             if method == "POST" and route == "/reset":
                 state.records.clear()
                 state.connections = 0
+                state.auth = {"accepted": 0, "rejected": 0}
                 writer.write(plain_response(200, "OK", {"ok": True}))
                 await writer.drain()
                 continue
@@ -404,10 +421,14 @@ async def main():
     parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
     parser.add_argument("--stop-refused", action="store_true",
                         help="answer /stop_profile with 500 (as SGLang after num_steps); the traces follow all the same")
+    parser.add_argument("--require-key", default="", metavar="KEY",
+                        help="answer 401 to any request without 'Authorization: Bearer KEY' (but /stats and /reset); "
+                             "GET /stats counts accepted and rejected requests under 'auth'")
     parser.add_argument("--trace-files", default="",
                         help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
+    state.required_key = args.require_key
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
                       "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused,
                       "files": [p for p in args.trace_files.split(",") if p]}
