@@ -336,6 +336,8 @@ async def profiler_answer(state, method, route, body):
     if flavour == "sglang" and route == "/start_profile":
         folder = json.loads(body or b"{}").get("output_dir") or folder
         state.profiler["active_dir"] = folder
+        if folder:
+            os.makedirs(folder, exist_ok=True)  # as SGLang makes its output_dir when profiling starts
     call["status"] = 200
     if route == "/start_profile":
         state.profiling = True

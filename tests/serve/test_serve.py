@@ -822,7 +822,7 @@ class ProfileTests(ProfileTestCase):
         self.assertIn(f"--capture 8:{self.traces}: the report has no profiled window at concurrency 8", wrong.stderr)
 
     def test_mistakes_are_said_at_the_start(self):
-        server = self.server("--profiler", "sglang")
+        server = self.server("--profiler", "sglang", "--profile-dir", self.traces)
         out = os.path.join(self.work, "out")
         # A profiled level that is not run: refused before any request.
         done = run_k25comm(out, server.url, "--concurrency", "1,4", "--profile", "8", "--profile-dir", self.traces)
@@ -839,18 +839,21 @@ class ProfileTests(ProfileTestCase):
         self.assertIn(f"--profile-dir {not_a_folder}: not a folder", done.stderr)
         self.assertEqual(server.stats()["requests"], [])
         # --engine vllm against a server that says it is SGLang: said with what it answered, first.
-        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--engine", "vllm")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--engine", "vllm",
+                                         "--profile-settle", "1")
         line = ("profile: the server answers GET /get_server_info as SGLang 0.5.2, not vllm "
                 "(serve.engine / --engine)")
         self.assertIn(line, report["run"]["notes"])
         lines = done.stdout.splitlines()
         self.assertLess(lines.index("# " + line), min(i for i, l in enumerate(lines) if l.startswith("# serve C=1: ")))
         self.assertEqual(report["serve"]["profile"]["engine_conflict"], line[len("profile: "):])
-        # A folder that is not here is said at the start and on the level, never given to a capture command.
-        missing = os.path.join(self.work, "not-here")
-        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", missing, "--engine", "sglang",
-                                         "--profile-wait", "2")
-        self.assertIn(f"# profile: the profile folder {missing} does not exist here", done.stdout)
+        # A folder that is not here yet is said at the start; SGLang makes its output_dir, and then it is read.
+        missing = os.path.join(self.work, "not-yet")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", missing, "--engine", "sglang")
+        self.assertIn(f"# profile: the profile folder {missing} does not exist here: give it as this host sees it "
+                      "(the same host, or a shared file system), unless the server makes it", done.stdout)
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual((level["status"], level["comm_merged_us"]), ("read", 19.0), level)
 
 
 class LiveProfileTests(ProfileTestCase):

@@ -292,6 +292,25 @@ struct Folder {
   RunConfig config = live_config(dir);
   LiveTraceReader reader{config};
   std::string traces = config.serve.profile_dir;
+  double now = unix_now();
+  std::int64_t events = static_cast<std::int64_t>(now) - 20;  // inside the window of one_window()
+
+  // A recorded window at `concurrency` that ran from 30 to 10 s ago.
+  ProfileWindow recorded_window(int concurrency) const {
+    ProfileWindow window;
+    window.concurrency = concurrency;
+    window.status = ProfileWindowStatus::recorded;
+    window.started_unix_s = now - 30;
+    window.stopped_unix_s = now - 10;
+    return window;
+  }
+
+  // A watcher whose first window ran from 30 to 10 s ago, begun at watcher time 0.
+  TraceFolderWatcher one_window() {
+    TraceFolderWatcher w = watcher();
+    w.begin_window({1, now - 30, now - 10}, 0);
+    return w;
+  }
 
   TraceFolderWatcher watcher(WatchRules rules = {}) {
     rules.quiet_s = 1;
@@ -311,10 +330,8 @@ struct Folder {
 TEST_CASE("watcher: a window's files are read once quiet, and every rank's file ends the wait",
           "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  const auto events = static_cast<std::int64_t>(now) - 20;
-  TraceFolderWatcher watcher = f.watcher();
-  watcher.begin_window({1, now - 30, now - 10}, 0);
+  const std::int64_t events = f.events;
+  TraceFolderWatcher watcher = f.one_window();
   const std::string r0 = f.write("x-rank-0.json", rank_trace(0, 2, events));
   watcher.scan(0);
   CHECK_FALSE(watcher.ended(0));  // seen, not yet read: it may be half written
@@ -334,10 +351,8 @@ TEST_CASE("watcher: a window's files are read once quiet, and every rank's file 
 
 TEST_CASE("watcher: a file still being written holds the wait until it is whole", "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  const auto events = static_cast<std::int64_t>(now) - 20;
-  TraceFolderWatcher watcher = f.watcher();
-  watcher.begin_window({1, now - 30, now - 10}, 0);
+  const std::int64_t events = f.events;
+  TraceFolderWatcher watcher = f.one_window();
   const std::string path = f.write("x-rank-0.json", rank_trace(0, 1, events, /*closed=*/false));
   watcher.scan(0);
   watcher.scan(1);
@@ -353,10 +368,8 @@ TEST_CASE("watcher: a file still being written holds the wait until it is whole"
 TEST_CASE("watcher: fewer ranks than the world size end the wait a settle time after the last change",
           "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  TraceFolderWatcher watcher = f.watcher();
-  watcher.begin_window({1, now - 30, now - 10}, 0);
-  f.write("x-rank-3.json", rank_trace(3, 8, static_cast<std::int64_t>(now) - 20));
+  TraceFolderWatcher watcher = f.one_window();
+  f.write("x-rank-3.json", rank_trace(3, 8, f.events));
   watcher.scan(0);
   watcher.scan(1);
   CHECK_FALSE(watcher.ended(4.9));
@@ -412,9 +425,8 @@ TEST_CASE("watcher: files written before the window are never looked at", "[live
 TEST_CASE("watcher: what the capture refuses, and traces without GPU events, are never the window's",
           "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  TraceFolderWatcher watcher = f.watcher();
-  watcher.begin_window({1, now - 30, now - 10}, 0);
+  const double now = f.now;
+  TraceFolderWatcher watcher = f.one_window();
   const std::string junk = f.write("notes.txt", "not a trace\n");
   const std::string host = f.write(
       "frontend.json",
@@ -435,17 +447,11 @@ TEST_CASE("watcher: what the capture refuses, and traces without GPU events, are
 TEST_CASE("live profile: a window's files are linked per level and read as k25comm capture reads them",
           "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  const auto events = static_cast<std::int64_t>(now) - 20;
-  f.write("x-rank-0.json", rank_trace(0, 2, events));
-  f.write("x-rank-1.json", rank_trace(1, 2, events));
+  f.write("x-rank-0.json", rank_trace(0, 2, f.events));
+  f.write("x-rank-1.json", rank_trace(1, 2, f.events));
   std::vector<LiveStepLevel> seen;
   LiveProfileReader live(f.config, [&](const LiveStepLevel& level) { seen.push_back(level); });
-  ProfileWindow window;
-  window.concurrency = 4;
-  window.status = ProfileWindowStatus::recorded;
-  window.started_unix_s = now - 30;
-  window.stopped_unix_s = now - 10;
+  ProfileWindow window = f.recorded_window(4);
   live.window_ended(window);
   REQUIRE(seen.size() == 1);
   const LiveStepLevel& level = seen[0];
@@ -473,15 +479,10 @@ TEST_CASE("live profile: a window's files are linked per level and read as k25co
 TEST_CASE("live profile: links that fail, and a folder that vanished, are notes, never a throw",
           "[live-profile]") {
   Folder f;
-  const double now = unix_now();
-  f.write("x-rank-0.json", rank_trace(0, 1, static_cast<std::int64_t>(now) - 20));
+  f.write("x-rank-0.json", rank_trace(0, 1, f.events));
   std::ofstream(f.config.output.dir + "/live-profile") << "a file where the link folder would be";
   LiveProfileReader live(f.config, {});
-  ProfileWindow window;
-  window.concurrency = 1;
-  window.status = ProfileWindowStatus::recorded;
-  window.started_unix_s = now - 30;
-  window.stopped_unix_s = now - 10;
+  ProfileWindow window = f.recorded_window(1);
   live.window_ended(window);
   const LiveStepLevel linked = live.result().levels.at(0);
   CHECK(linked.status == LiveStepStatus::read);
