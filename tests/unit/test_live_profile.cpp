@@ -135,15 +135,18 @@ TEST_CASE("a journal's profile windows and live steps come back in the report", 
   live.wall_us = 12400;
   live.kinds = {{"AllReduce", 123, 6390, 0.515}};
   std::string journal;
+  LiveStepLevel first = live;  // as read when its wait ended, before a late file of its window came
+  first.wall_us = 1;
   for (const nlohmann::json& line :
        {run_start_record(report), serve_start_record(serve), serve_level_record(level),
-        profile_window_record(window), live_step_record(live), run_end_record(report.run)})
+        profile_window_record(window), live_step_record(first), live_step_record(live),
+        run_end_record(report.run)})
     journal += line.dump() + "\n";
   const RunReport back = parse_report_text(journal, "journal.jsonl");
   CHECK(back.serve.profile.engine == "sglang");
   REQUIRE(back.serve.profile.windows.size() == 1);
   CHECK(back.serve.profile.windows[0].requests == 8);
-  REQUIRE(back.live_profile.levels.size() == 1);
+  REQUIRE(back.live_profile.levels.size() == 1);  // a level read again replaces what it was
   CHECK(back.live_profile.levels[0].wall_us == 12400);
   CHECK(back.live_profile.levels[0].kinds[0].merged_us == 6390);
   // report.json keeps them too, and a report without --profile has neither section.
