@@ -96,8 +96,9 @@ LiveProfile LiveProfileReader::result() const {
   return live;
 }
 
-// Why the profile folder is not seen from here, said on `level` (status unread), or nullopt when it is.
-std::optional<std::string> LiveProfileReader::unread_note(LiveStepLevel& level) const {
+// Whether the profile folder is not seen from here: then `level` says so (status unread) and how to read the
+// traces where they are.
+bool LiveProfileReader::unread(LiveStepLevel& level) const {
   const std::string& dir = config_.serve.profile_dir;
   const std::string join = fmt::format("join them with: k25comm report {}/report.json --capture {}:DIR",
                                        config_.output.dir, level.concurrency);
@@ -125,18 +126,18 @@ std::optional<std::string> LiveProfileReader::unread_note(LiveStepLevel& level) 
     note = fmt::format("the profile folder {} cannot be read here ({}): read the traces with: {}, and {}",
                        dir, ec.message(), level.capture_command, join);
   } else {
-    return std::nullopt;
+    return false;
   }
   level.status = LiveStepStatus::unread;
   level.note = note;
-  return note;
+  return true;
 }
 
 void LiveProfileReader::read_window(LiveStepLevel& level, const Watched& watched) const {
   const WindowFiles& found = watched.found;
   const ServeSpec& serve = config_.serve;
   level.files = found.files;
-  for (const std::string& late : watched.late) level.files.push_back(late);
+  for (const auto& [late, during] : watched.late) level.files.push_back(late);
   std::sort(level.files.begin(), level.files.end());
   if (level.files.empty()) {
     level.status = LiveStepStatus::failed;
@@ -166,8 +167,9 @@ void LiveProfileReader::read_window(LiveStepLevel& level, const Watched& watched
       notes.insert(notes.begin(), fmt::format("read {} of {} ranks' files ({})", ranks, world,
                                               wait_end_text(watched.ended, serve)));
   }
-  for (const std::string& late : watched.late)
-    notes.push_back(fmt::format("{} came after this window's wait ended and was read later", late));
+  for (const auto& [late, during] : watched.late)
+    notes.push_back(
+        fmt::format("{} came after this window's wait ended and was read during C={}'s", late, during));
   for (const FileNote& pending : found.pending)
     notes.push_back(fmt::format("left out, not complete when the wait ended: {}", pending.why));
   level.note = join_names(notes, "; ");
@@ -177,7 +179,7 @@ void LiveProfileReader::read_late_files(const std::vector<LateFile>& files, int 
   std::set<std::size_t> owners;
   for (const LateFile& late : files) {
     if (late.window >= watched_.size()) continue;
-    watched_[late.window].late.push_back(late.path);
+    watched_[late.window].late.emplace_back(late.path, concurrency);
     owners.insert(late.window);
   }
   for (const std::size_t owner : owners) {
@@ -186,7 +188,6 @@ void LiveProfileReader::read_late_files(const std::vector<LateFile>& files, int 
     LiveStepLevel again;
     again.concurrency = level.concurrency;
     read_window(again, watched);
-    again.note += fmt::format(" (during C={}'s)", concurrency);
     level = std::move(again);
     if (on_level_) on_level_(level);
   }
@@ -198,7 +199,7 @@ void LiveProfileReader::window_ended(const ProfileWindow& window) {
   level.concurrency = window.concurrency;
   std::vector<LateFile> late;
   try {
-    if (!unread_note(level)) {
+    if (!unread(level)) {
       if (!watcher_)
         watcher_.emplace(config_.serve.profile_dir, watch_rules(config_.serve),
                          [this](const std::string& path) { return traces_.facts(path); });

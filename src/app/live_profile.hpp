@@ -6,9 +6,9 @@
 
 #include <cstddef>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/live_step.hpp"
@@ -46,10 +46,11 @@ class LiveProfileReader {
     std::size_t level = 0;  // index into levels_
     WindowFiles found;
     std::optional<WaitEnd> ended;
-    std::vector<std::string> late;  // files read later than its wait
+    // Files that came after its wait ended, each with the level in whose wait it came.
+    std::vector<std::pair<std::string, int>> late;
   };
 
-  std::optional<std::string> unread_note(LiveStepLevel& level) const;
+  bool unread(LiveStepLevel& level) const;
   void read_window(LiveStepLevel& level, const Watched& watched) const;
   void read_late_files(const std::vector<LateFile>& files, int concurrency);
 

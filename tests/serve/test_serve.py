@@ -872,7 +872,7 @@ class LiveProfileTests(ProfileTestCase):
         # C=1 was read with rank 0 (1 of 2) when its wait settled, and again with rank 1 when that came.
         self.assertEqual((one["status"], len(one["files"])), ("read", 2), one)
         late = os.path.join(self.traces, "stop1-sglang-1767225601-TP-1.trace.json.gz")
-        self.assertEqual(one["note"], f"{late} came after this window's wait ended and was read later (during C=4's)")
+        self.assertEqual(one["note"], f"{late} came after this window's wait ended and was read during C=4's")
         self.assertEqual((four["status"], four["note"], len(four["files"])), ("read", "", 2), four)
         self.assertTrue(all(os.path.basename(f).startswith("stop2-") for f in four["files"]), four["files"])
         self.assertEqual(sixteen["status"], "failed", sixteen)
