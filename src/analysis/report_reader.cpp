@@ -1,6 +1,7 @@
 // Reading report.json and journal.jsonl files back into a RunReport.
 #include "analysis/report_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -130,8 +131,17 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       } else if (type == "profile_window") {
         report.serve.profile.windows.push_back(entry.at("window").get<ProfileWindow>());
       } else if (type == "live_step") {
+        // A level read again (a file of its window came late) replaces what was journaled for it first.
         report.live_profile.present = true;
-        report.live_profile.levels.push_back(entry.at("level").get<LiveStepLevel>());
+        LiveStepLevel level = entry.at("level").get<LiveStepLevel>();
+        auto& levels = report.live_profile.levels;
+        const auto same = std::find_if(levels.begin(), levels.end(), [&](const LiveStepLevel& l) {
+          return l.concurrency == level.concurrency;
+        });
+        if (same == levels.end())
+          levels.push_back(std::move(level));
+        else
+          *same = std::move(level);
       } else if (type == "run_end") {
         const RunEnd end = entry.get<RunEnd>();
         if (!end.finished_at.empty()) report.run.finished_at = end.finished_at;

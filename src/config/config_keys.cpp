@@ -518,6 +518,10 @@ std::vector<ConfigKey> make_table() {
           integer(1, 100000), [](auto& c) -> auto& { return c.serve.profile_steps; }),
     field({"serve", "profile_wait_s", "seconds to wait after a profiler stop for complete trace files", "--profile-wait"},
           number(0, 86400), [](auto& c) -> auto& { return c.serve.profile_wait_s; }),
+    field({"serve", "profile_settle_s", "seconds after the last trace file stopped changing that end the wait where fewer ranks' files came than their world size", "--profile-settle"},
+          number(0, 3600), [](auto& c) -> auto& { return c.serve.profile_settle_s; }),
+    field({"serve", "profile_kernel_classes", "a kernel-class table (YAML) the live profile tries before the shipped data/kernel-classes.yaml, as k25comm capture --kernel-classes", "--kernel-classes"},
+          text("path"), [](auto& c) -> auto& { return c.serve.profile_kernel_classes; }),
 
     // output
     field({"output", "dir", "output directory", "--out"},

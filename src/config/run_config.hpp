@@ -210,6 +210,9 @@ struct ServeSpec {
   std::string profile_dir;                      // where the server writes its traces (as this host sees it)
   int profile_steps = 20;                       // SGLang's num_steps: engine steps it records at most
   double profile_wait_s = 120;                  // after the stop, how long to wait for complete trace files
+  double profile_settle_s = 5;  // fewer ranks' files than their world size: the wait ends this long after
+                                // the last one stopped changing
+  std::string profile_kernel_classes;  // a kernel-class table tried before the shipped one (capture's rules)
 };
 
 struct OutputSpec {

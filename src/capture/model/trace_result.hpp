@@ -45,6 +45,11 @@ struct TraceRankResult {
   double kernel_busy_us = 0;  // union of its kernels
   double gpu_busy_us = 0;     // union of kernels, copies and sets
   double span_us = 0;         // first start to last end of its GPU activities
+  // That first start and last end on the trace's clock (ns: a Kineto trace's baseTimeNanoseconds + ts, since
+  // the epoch where the trace says so); 0 without GPU activities. The live profile tells whose profiler
+  // window a file is by them.
+  std::int64_t first_ns = 0, last_ns = 0;
+  bool cut = false;  // its file ends early (a trace still being written): what was whole was read
   std::vector<KindTime> comm_kinds;
   CommOverlap comm;
   // HolisticTraceAnalysis's view: only the kernels launched (their host call) from the first ProfilerStep to
