@@ -44,7 +44,7 @@ void write_table(const PredictResult& r, std::string& md) {
   md += "\n";
   for (std::size_t i = 0; i < r.base.levels.size(); ++i) {
     const BaseLevel& b = r.base.levels[i];
-    md += fmt::format("| {}={} | {} | {} |", b.step_is_tpot ? "C" : "T", b.batch,
+    md += fmt::format("| {} | {} | {} |", level_name(b.batch, b.step_is_tpot),
                       unit_cell(b.step_us, b.step_is_tpot), base_kinds_cell(b));
     for (const AltPrediction& a : r.alternatives) md += " " + alt_cell(a.levels[i]) + " |";
     md += "\n";
@@ -52,7 +52,7 @@ void write_table(const PredictResult& r, std::string& md) {
 }
 
 void write_kinds(const LevelPrediction& l, std::string& md) {
-  md += fmt::format("\n{}={} {}\n\n", l.step_is_tpot ? "C" : "T", l.batch, prediction_tag(l));
+  md += fmt::format("\n{} {}\n\n", level_name(l.batch, l.step_is_tpot), prediction_tag(l));
   if (!l.refused.empty()) return;
   md +=
       "| estimate | kind | method | bytes | ops/step | base comm us | hidden us | wait kept us/op | alt op us p50 (p90) | source | new exposed us |\n";

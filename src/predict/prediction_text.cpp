@@ -27,6 +27,11 @@ std::string change_text(double before_us, double after_us) {
 
 }  // namespace
 
+std::string level_name(int batch, bool step_is_tpot) {
+  if (batch <= 0) return "batch not said";
+  return fmt::format("{}={}", step_is_tpot ? "C" : "T", batch);
+}
+
 std::string prediction_tag(const LevelPrediction& level) {
   if (!level.refused.empty()) return "[refused: " + level.refused + "]";
   std::string tag = "[predicted, ";
@@ -58,8 +63,9 @@ std::string prediction_headline(const AltPrediction& prediction) {
                                    ? fmt::format("{} .. {}", change_text(level.base_step_us, low),
                                                  change_text(level.base_step_us, high))
                                    : change_text(level.base_step_us, high);
-    return fmt::format("on {}: {} at {}={} {} -> {} {} ({} %) {}", prediction.label,
-                       level.step_is_tpot ? "TPOT" : "step", level.step_is_tpot ? "C" : "T", level.batch,
+    return fmt::format("on {}: {}{} {} -> {} {} ({} %) {}", prediction.label,
+                       level.step_is_tpot ? "TPOT" : "step",
+                       level.batch > 0 ? " at " + level_name(level.batch, level.step_is_tpot) : "",
                        in_unit(level.base_step_us, ms), after, unit, change, prediction_tag(level));
   }
   if (prediction.levels.empty()) return fmt::format("on {}: nothing to predict", prediction.label);

@@ -104,6 +104,10 @@ struct PredictOptions {
 
 AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, const PredictOptions& options);
 
+// A level as the output names it: "C=4" (a serve concurrency), "T=16" (a step's batch), or "batch not said"
+// (a trace's steps without one).
+std::string level_name(int batch, bool step_is_tpot);
+
 // "[predicted, range: overlapping .. additive: ...]", "[predicted, back-to-back: ...]", with ", extrapolated"
 // and ", partial" where so; "[refused: ...]".
 std::string prediction_tag(const LevelPrediction& level);

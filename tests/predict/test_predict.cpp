@@ -624,3 +624,29 @@ TEST_CASE("docs/predict.md lists exactly the format table's rows", "[predict]") 
   REQUIRE(to != std::string::npos);
   CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == predict_formats_markdown());
 }
+
+TEST_CASE("a trace without phase marks or batch (training, DLRM) is a base of its steps", "[predict]") {
+  std::ifstream in(data("capture.json"));
+  nlohmann::json doc = nlohmann::json::parse(in);
+  for (nlohmann::json& g : doc["trace"]["groups"]) {
+    if (g["phase"] == "decode") g["phase"] = "unknown";
+    g["batch"] = nullptr;
+    g["tokens"] = nullptr;
+  }
+  doc["trace"]["join"]["groups"][0]["phase"] = "unknown";
+  doc["trace"]["join"]["groups"][0]["batch"] = nullptr;
+  doc["trace"]["ranks"] = {{{"rank", 0}, {"world_size", 8}}, {{"rank", 1}, {"world_size", 8}}};
+  const std::string path = std::string(K25_BINARY_DIR) + "/unknown-phase-capture.json";
+  std::ofstream(path) << doc.dump();
+  const BaseDocument base = read_base_file(path);
+  CHECK(base.ranks == 8);  // the group size the files say, not the two files read
+  REQUIRE(base.levels.size() == 1);
+  CHECK(base.levels[0].batch == 0);
+  CHECK_FALSE(base.levels[0].step_is_tpot);
+  REQUIRE(base.levels[0].kinds[0].join);
+  CHECK(base.levels[0].kinds[0].join->wait_us == 15);
+  const AltPrediction p = predict_with(base, alt_file(data("all_reduce_perf.txt"), "", 8), {});
+  CHECK_THAT(p.headline, Contains("on all_reduce_perf: step 10.0 -> 7.5 .. 8.5 ms (-25 .. -15 %) [predicted, range:"));
+  CHECK(p.mismatches.front() ==
+        "rank count differs: the base's group is 8 ranks, all_reduce_perf measured 2: its op times are another group size's");
+}
