@@ -29,15 +29,15 @@ struct CommandLine {
   int exit_code = 0;                     // for exit_now (--help, --version, parse errors)
   std::string config_path;               // --sizes
   std::vector<ConfigFlag> config_flags;  // in the table's order; each already checked by its key's reader
-  std::string gaps_from;          // --gaps-from CAPTURE.json or SERVE_REPORT.json (overrides the decode gaps)
-  int dry_run_ranks = 0;          // --ranks for --dry-run; 0: from the launcher's environment, else 8
-  CompareOptions compare;         // `k25comm compare`
-  RerenderOptions report;         // `k25comm report`
-  CaptureOptions capture;         // `k25comm capture`
-  PredictCommandOptions predict;  // `k25comm predict`
-  bool verbose = false;           // --verbose: errors also name the source location
-  double progress_interval_s = 5.0;  // a serve level's progress line at most this often (hidden flag)
-  std::string text;                  // the command line as given, for the report
+  std::string gaps_from;                 // --gaps-from CAPTURE.json or SERVE_REPORT.json (the decode gaps)
+  int dry_run_ranks = 0;                 // --ranks for --dry-run; 0: from the launcher's environment, else 8
+  CompareOptions compare;                // `k25comm compare`
+  RerenderOptions report;                // `k25comm report`
+  CaptureOptions capture;                // `k25comm capture`
+  PredictCommandOptions predict;         // `k25comm predict`
+  bool verbose = false;                  // --verbose: errors also name the source location
+  double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
+  std::string text;                      // the command line as given, for the report
 
   // The text given for a config key's flag ("--out"), or nullptr when the flag was not given.
   const std::string* flag_text(const std::string& flag) const {
