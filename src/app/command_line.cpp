@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "common/redaction.hpp"
 #include "common/shared_files.hpp"
+#include "predict/input_formats.hpp"
 
 namespace k25 {
 
@@ -218,7 +219,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   std::deque<FlagSlot> config_flags = add_config_flags(app);
   app.add_option(
          "--gaps-from", cli.gaps_from,
-         "decode mode: compute per layer = TPOT minus the step's communication, from a report.json with serve results, spread over the layers (sets sweep.decode_layer_gap_us)")
+         "decode mode: a capture.json's live step shape (each op's compute gap, each rank's arrivals), or from a report.json with serve results the compute per layer = TPOT minus the step's communication, spread over the layers (sets sweep.decode_layer_gap_us)")
       ->check(CLI::ExistingFile);
   app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
       ->check(number_check(0, false))
@@ -312,15 +313,20 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   auto* predict = app.add_subcommand(
       "predict",
       "what a step and TPOT would be on another node, link, backend or mode: the base's live step with the alternatives' per-op figures (predicted, never measured)");
-  predict->add_option("base", pred.base_path, "capture.json or report.json (a serve + replay run, or merged)")
+  predict
+      ->add_option("base", pred.base_path,
+                   "what the system does now, its format told by its content: " + base_formats_help())
       ->required();
   predict
-      ->add_option(
-          "--with", pred.alt_paths,
-          "an alternative's per-op figures: a replay report.json, nccl-tests output (text or -J JSON), a CSV of kind,bytes,op_us[,p90]; repeatable")
+      ->add_option("--with", pred.alt_paths,
+                   "an alternative's per-op figures, its format told by its content: " + alt_formats_help() +
+                       "; repeatable")
       ->required();
   predict->add_option("--label", pred.labels,
                       "the name of each --with, in order (default: its file or folder name)");
+  predict->add_option(
+      "--kind", pred.kinds,
+      "the collective of each --with, in order, where its file does not say it (nccl-tests before 2.16.7); '-' for none");
   predict->add_option("--out", pred.out_dir, "output directory (default k25comm-predict)");
   predict->add_flag(
       "--extrapolate", pred.extrapolate,
@@ -338,7 +344,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const bool asked_for_text = e.get_exit_code() == 0;  // --help, --version
-    if (!asked_for_text) return usage_error(e.what());
+    // An option nobody takes is the cause of what it left missing ("--width FILE": --with is required).
+    if (!asked_for_text) {
+      const std::string problem = leftover_problem(app, argc, argv);
+      return usage_error(problem.empty() ? std::string(e.what()) : problem);
+    }
     cli.command = Command::exit_now;
     cli.exit_code = print ? app.exit(e) : 0;
     return cli;

@@ -29,7 +29,7 @@ struct CommandLine {
   int exit_code = 0;                     // for exit_now (--help, --version, parse errors)
   std::string config_path;               // --sizes
   std::vector<ConfigFlag> config_flags;  // in the table's order; each already checked by its key's reader
-  std::string gaps_from;                 // --gaps-from SERVE_REPORT.json (overrides --decode-layer-gap)
+  std::string gaps_from;                 // --gaps-from CAPTURE.json or SERVE_REPORT.json (the decode gaps)
   int dry_run_ranks = 0;                 // --ranks for --dry-run; 0: from the launcher's environment, else 8
   CompareOptions compare;                // `k25comm compare`
   RerenderOptions report;                // `k25comm report`

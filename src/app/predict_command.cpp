@@ -9,7 +9,8 @@
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
-#include "predict/input_files.hpp"
+#include "predict/input_formats.hpp"
+#include "predict/kind_names.hpp"
 #include "predict/predict_document.hpp"
 #include "report/atomic_file.hpp"
 #include "report/plot_script.hpp"
@@ -56,6 +57,10 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   if (options.labels.size() > options.alt_paths.size())
     throw UsageError(fmt::format("predict: {} --label for {} --with: one label per alternative, in order",
                                  options.labels.size(), options.alt_paths.size()));
+  if (options.kinds.size() > options.alt_paths.size())
+    throw UsageError(
+        fmt::format("predict: {} --kind for {} --with: one kind per alternative, in order ('-' for none)",
+                    options.kinds.size(), options.alt_paths.size()));
   PredictResult result;
   result.tool_version = kVersion;
   result.git_sha = git_sha();
@@ -65,8 +70,17 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   PredictOptions settings;
   settings.allow_extrapolation = options.extrapolate;
   for (std::size_t i = 0; i < options.alt_paths.size(); ++i) {
+    AltReadContext context;
+    context.base_ranks = result.base.ranks;
+    if (i < options.kinds.size() && options.kinds[i] != "-") {
+      context.kind = normalized_kind(options.kinds[i]);
+      if (kind_title(context.kind) == context.kind)
+        throw UsageError(fmt::format(
+            "predict: --kind {}: not a collective (allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, reduce)",
+            options.kinds[i]));
+    }
     const AltDocument alt =
-        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "");
+        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "", context);
     result.alternatives.push_back(predict_with(result.base, alt, settings));
   }
   ensure_writable_directory(options.out_dir);

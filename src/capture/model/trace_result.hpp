@@ -113,6 +113,12 @@ struct TraceStepGroup {
   std::vector<TraceKindShare> kinds;
 };
 
+// One rank's start behind the earliest rank's, per collective of a join group.
+struct RankArrival {
+  int rank = 0;
+  Stats arrival_us;
+};
+
 // Per collective of a step across the ranks of the run: the spread of its start times (the last rank to
 // arrive holds the others in the kernel) and which rank was last.
 struct JoinCostGroup {
@@ -122,6 +128,10 @@ struct JoinCostGroup {
   std::uint64_t steps = 0, collectives = 0;
   int ranks = 0;
   Stats start_spread_us;
+  // Per collective, over the ranks: the mean wait for the last rank to start (latest start - a rank's start)
+  // and the mean time from that start to the ranks' ends; they add up to the ranks' mean op time.
+  Stats wait_us, transfer_us;
+  std::vector<RankArrival> arrivals;  // per rank, ascending
   int last_rank = 0;
   double last_rank_share = 0;
   // Every rank that was last as often as last_rank (a tie where two or more), in the order they first were;
