@@ -180,17 +180,20 @@ std::vector<NodeVerdict> acs_verdicts(const NodeFacts& facts) {
                                   bridge->port_type.empty() ? "" : ", ", bridge->port_type));
       commands.push_back(fmt::format("setpci -s {} ECAP_ACS+0x6.w=0000", bridge->bus_id));
     }
+    // A redirect costs where the traffic would otherwise turn below the root complex (in a switch), and at a
+    // root port, which sends peer requests between its own and another root port up for validation.
     for (const NodePair& pair : facts.pairs) {
-      const bool crosses = std::any_of(redirecting.begin(), redirecting.end(), [&](const NodeBridge* bridge) {
-        return std::find(pair.bridges.begin(), pair.bridges.end(), bridge->bus_id) != pair.bridges.end();
-      });
-      if (!crosses) continue;
-      pairs.push_back(&pair);
       const PathClass path = path_class_from_id(pair.path);
-      below_root_complex =
-          below_root_complex || path == PathClass::same_switch || path == PathClass::several_switches;
+      const bool turns_in_switch = path == PathClass::same_switch || path == PathClass::several_switches;
+      const bool affected = std::any_of(redirecting.begin(), redirecting.end(), [&](const NodeBridge* bridge) {
+        const bool on_path = std::find(pair.bridges.begin(), pair.bridges.end(), bridge->bus_id) != pair.bridges.end();
+        return on_path && (turns_in_switch || bridge->port_type == "root port");
+      });
+      if (!affected) continue;
+      pairs.push_back(&pair);
+      below_root_complex = below_root_complex || turns_in_switch;
     }
-    verdicts.push_back(from_kind(
+    NodeVerdict& verdict = verdicts.emplace_back(from_kind(
         "acs_redirect",
         fmt::format("ACS redirect bits on {} bridge{} ({}), on the path of {}{}", redirecting.size(),
                     redirecting.size() == 1 ? "" : "s", fmt::join(names, "; "), count_pairs(pairs.size()),
@@ -200,6 +203,11 @@ std::vector<NodeVerdict> acs_verdicts(const NodeFacts& facts) {
             : "peer requests are redirected to the root complex for validation: slower, or blocked where the root complex does not forward them",
         fmt::format("as root, after every boot: {}; or disable ACS, VT-d or the IOMMU in the BIOS",
                     fmt::join(commands, "; "))));
+    if (pairs.empty()) {
+      verdict.severity = "check";
+      verdict.cost =
+          "no GPU pair's traffic turns at or below these bridges, so it costs nothing between these GPUs (it may between a GPU and a NIC)";
+    }
   }
   if (!unknown.empty()) {
     std::vector<std::string> names;
@@ -225,10 +233,15 @@ std::vector<NodeVerdict> nccl_verdicts(const NodeFacts& facts) {
   if (pairs.empty()) return {};
   const std::string through = kinds.empty() ? "without P2P (NCCL: P2P is disabled between connected GPUs)"
                                             : fmt::format("through {}", fmt::join(kinds, " and "));
+  // Of the settings the log says the environment made, those that keep NCCL off P2P.
+  std::vector<std::string> settings;
+  for (const std::string& setting : facts.nccl.environment)
+    if (setting.rfind("NCCL_P2P_DISABLE", 0) == 0 || setting.rfind("NCCL_P2P_LEVEL", 0) == 0)
+      settings.push_back(setting);
   std::string fix;
-  if (!facts.nccl.environment.empty())
-    fix = fmt::format("the log says {}: remove that setting, then see the others: {}",
-                      fmt::join(facts.nccl.environment, "; "), verdict_kind("nccl_not_p2p").fix);
+  if (!settings.empty())
+    fix = fmt::format("the log says {}: remove that setting; and {}", fmt::join(settings, "; "),
+                      verdict_kind("nccl_not_p2p").fix);
   return {from_kind("nccl_not_p2p",
                     fmt::format("NCCL connected {} {} where the path allows P2P ({})",
                                 count_pairs(pairs.size()), through, pair_list(pairs)),

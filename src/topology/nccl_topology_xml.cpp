@@ -251,12 +251,14 @@ PathClass nccl_xml_path(const NcclXmlGpu& a, const NcclXmlGpu& b) {
   if (links_to(a, b.bus_id) || links_to(b, a.bus_id) || (links_to_switch(a) && links_to_switch(b)))
     return PathClass::nvlink;
   if (a.numa_id != b.numa_id) return PathClass::across_sockets;
+  // NCCL's dump keeps one <pci> element per switch (its upstream port): GPUs below the same one are one switch
+  // apart, GPUs whose chains meet higher up cross several.
   std::size_t common = 0;
   while (common < a.bridges.size() && common < b.bridges.size() && a.bridges[common] == b.bridges[common])
     ++common;
   if (common == 0) return PathClass::host_bridge;
-  const std::size_t crossed = (a.bridges.size() - common) + (b.bridges.size() - common) + 1;
-  return crossed <= 3 ? PathClass::same_switch : PathClass::several_switches;
+  const std::size_t switches = (a.bridges.size() - common) + (b.bridges.size() - common) + 1;
+  return switches == 1 ? PathClass::same_switch : PathClass::several_switches;
 }
 
 }  // namespace k25

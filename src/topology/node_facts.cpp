@@ -131,6 +131,7 @@ void from_json(const nlohmann::json& j, NodeBridge& b) {
   b.vendor = j.value("vendor", "");
   b.device = j.value("device", "");
   b.port_type = j.value("port_type", "");
+  b.port_type_from = j.value("port_type_from", "");
   b.parent = to_lower(j.value("parent", ""));
   b.link_gen = integer_or(j, "link_gen", 0);
   b.link_width = integer_or(j, "link_width", 0);

@@ -32,12 +32,24 @@ std::string acs_words(AcsState::Read state) {
   }
 }
 
-NodeBridge bridge_facts(const PciNode& node, const std::string& parent) {
+// The port type a bridge's place on a GPU's path implies: the first bridge below the host bridge is a root port,
+// then switches alternate an upstream and a downstream port down to the GPU.
+std::string port_type_by_position(std::size_t position) {
+  if (position == 0) return "root port";
+  return position % 2 == 1 ? "switch upstream port" : "switch downstream port";
+}
+
+NodeBridge bridge_facts(const PciNode& node, const std::string& parent, std::size_t position) {
   NodeBridge bridge;
   bridge.bus_id = node.bus_id;
   bridge.vendor = node.vendor;
   bridge.device = node.device;
   bridge.port_type = node.config.port.words();
+  bridge.port_type_from = "config space";
+  if (bridge.port_type.empty()) {
+    bridge.port_type = port_type_by_position(position);
+    bridge.port_type_from = "position";
+  }
   bridge.parent = parent;
   bridge.link_gen = node.link.gen;
   bridge.link_width = node.link.width;
@@ -125,11 +137,14 @@ NodeFacts read_node_facts(const NodeProbeOptions& options) {
 
   for (const auto& [bus_id, node] : tree.bridges) {
     std::string parent;
+    std::size_t position = 0;
     for (const PciGpu& gpu : tree.gpus) {
       const auto at = std::find(gpu.path.begin(), gpu.path.end(), bus_id);
-      if (at != gpu.path.end() && at != gpu.path.begin()) parent = *(at - 1);
+      if (at == gpu.path.end()) continue;
+      position = static_cast<std::size_t>(at - gpu.path.begin());
+      if (at != gpu.path.begin()) parent = *(at - 1);
     }
-    facts.bridges.push_back(bridge_facts(node, parent));
+    facts.bridges.push_back(bridge_facts(node, parent, position));
   }
   const int needs_root = static_cast<int>(std::count_if(
       facts.bridges.begin(), facts.bridges.end(), [](const NodeBridge& b) { return b.acs == "needs root"; }));
