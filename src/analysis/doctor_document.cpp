@@ -1,6 +1,8 @@
 // doctor.json's JSON form, and the readers that turn a report or a capture into the same document.
 #include "analysis/doctor_document.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -102,8 +104,11 @@ BackendsSeen backends_from_capture(const nlohmann::json& capture, const std::str
 
 void derive_verdicts(DoctorDocument& document) {
   document.verdicts = node_verdicts(document.node);
+  // The backends' notes go before what could not be seen, as in verdict_kinds()'s order.
+  auto unseen = std::find_if(document.verdicts.begin(), document.verdicts.end(),
+                             [](const NodeVerdict& v) { return v.severity == "unseen"; });
   for (const std::string& note : document.backends.notes)
-    document.verdicts.push_back(backend_rule_verdict(note));
+    unseen = document.verdicts.insert(unseen, backend_rule_verdict(note)) + 1;
   document.headline = node_headline(document.node, document.verdicts);
 }
 

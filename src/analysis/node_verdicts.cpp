@@ -185,10 +185,12 @@ std::vector<NodeVerdict> acs_verdicts(const NodeFacts& facts) {
     for (const NodePair& pair : facts.pairs) {
       const PathClass path = path_class_from_id(pair.path);
       const bool turns_in_switch = path == PathClass::same_switch || path == PathClass::several_switches;
-      const bool affected = std::any_of(redirecting.begin(), redirecting.end(), [&](const NodeBridge* bridge) {
-        const bool on_path = std::find(pair.bridges.begin(), pair.bridges.end(), bridge->bus_id) != pair.bridges.end();
-        return on_path && (turns_in_switch || bridge->port_type == "root port");
-      });
+      const bool affected =
+          std::any_of(redirecting.begin(), redirecting.end(), [&](const NodeBridge* bridge) {
+            const bool on_path =
+                std::find(pair.bridges.begin(), pair.bridges.end(), bridge->bus_id) != pair.bridges.end();
+            return on_path && (turns_in_switch || bridge->port_type == "root port");
+          });
       if (!affected) continue;
       pairs.push_back(&pair);
       below_root_complex = below_root_complex || turns_in_switch;

@@ -251,8 +251,8 @@ PathClass nccl_xml_path(const NcclXmlGpu& a, const NcclXmlGpu& b) {
   if (links_to(a, b.bus_id) || links_to(b, a.bus_id) || (links_to_switch(a) && links_to_switch(b)))
     return PathClass::nvlink;
   if (a.numa_id != b.numa_id) return PathClass::across_sockets;
-  // NCCL's dump keeps one <pci> element per switch (its upstream port): GPUs below the same one are one switch
-  // apart, GPUs whose chains meet higher up cross several.
+  // NCCL's dump keeps one <pci> element per switch (its upstream port): GPUs below the same one are one
+  // switch apart, GPUs whose chains meet higher up cross several.
   std::size_t common = 0;
   while (common < a.bridges.size() && common < b.bridges.size() && a.bridges[common] == b.bridges[common])
     ++common;

@@ -41,9 +41,9 @@ struct NcclTopologyXml {
 NcclTopologyXml parse_nccl_topology_xml(std::string_view text, const std::string& file);
 
 // The path between two GPUs of the dump: nvlink where one links to the other or both to NVSwitches, else the
-// PCIe class from the nesting. NCCL writes one <pci> element per PCIe switch (not one per port): the same parent
-// <pci> is same_switch, chains that meet higher up several_switches, no common <pci> under one <cpu> host_bridge,
-// different <cpu> elements across_sockets.
+// PCIe class from the nesting. NCCL writes one <pci> element per PCIe switch (not one per port): the same
+// parent <pci> is same_switch, chains that meet higher up several_switches, no common <pci> under one <cpu>
+// host_bridge, different <cpu> elements across_sockets.
 PathClass nccl_xml_path(const NcclXmlGpu& a, const NcclXmlGpu& b);
 
 }  // namespace k25

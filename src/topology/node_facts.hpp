@@ -33,11 +33,12 @@ struct NodeGpu {
 struct NodeBridge {
   std::string bus_id;
   std::string vendor, device;  // "0x10b5", "0x8747"
-  std::string port_type;       // "root port", "switch upstream port", "switch downstream port", ...; empty unknown
+  std::string port_type;  // "root port", "switch upstream port", "switch downstream port", ...; empty unknown
   // "config space" where read there; "position" where config space needed root and the type was inferred from
-  // the bridge's place on the GPUs' paths (first a root port, then switch upstream and downstream ports in turn)
+  // the bridge's place on the GPUs' paths (first a root port, then switch upstream and downstream ports in
+  // turn)
   std::string port_type_from;
-  std::string parent;          // the bridge above it, empty for a root port
+  std::string parent;                                            // the bridge above it, empty for a root port
   int link_gen = 0, link_width = 0, gen_max = 0, width_max = 0;  // its own link, towards the host bridge
   std::string acs;             // "read" | "needs root" | "absent" | "not read"
   int acs_control = -1;        // the ACS control register where read

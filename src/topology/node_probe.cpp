@@ -32,8 +32,8 @@ std::string acs_words(AcsState::Read state) {
   }
 }
 
-// The port type a bridge's place on a GPU's path implies: the first bridge below the host bridge is a root port,
-// then switches alternate an upstream and a downstream port down to the GPU.
+// The port type a bridge's place on a GPU's path implies: the first bridge below the host bridge is a root
+// port, then switches alternate an upstream and a downstream port down to the GPU.
 std::string port_type_by_position(std::size_t position) {
   if (position == 0) return "root port";
   return position % 2 == 1 ? "switch upstream port" : "switch downstream port";
