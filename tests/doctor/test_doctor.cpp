@@ -15,7 +15,9 @@
 #include "analysis/doctor_document.hpp"
 #include "analysis/node_compare.hpp"
 #include "analysis/node_verdicts.hpp"
+#include "analysis/run_report.hpp"
 #include "common/error.hpp"
+#include "report/markdown_report.hpp"
 #include "topology/nccl_info_log.hpp"
 #include "topology/nccl_topology_xml.hpp"
 #include "topology/node_nccl.hpp"
@@ -456,4 +458,33 @@ TEST_CASE("docs/doctor.md holds the verdict table made from the code's", "[docto
   const std::size_t to = doc.find(end, from);
   REQUIRE(to != std::string::npos);
   CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == k25::verdict_kinds_markdown() + "\n");
+}
+
+TEST_CASE("A measuring run's report carries each host's node facts and report.md diagnoses them",
+          "[doctor][report]") {
+  k25::RunReport report;
+  report.topology.kind = "pcie";
+  report.topology.nodes = {fixture("workstation-2gpu-iommu")};
+  report.topology.nodes[0].ranks = {{0, "0000:01:00.0", "0-63"}, {1, "0000:41:00.0", "0-63"}};
+  const nlohmann::json written = report.topology;
+  REQUIRE(written.contains("nodes"));
+  const k25::TopologyInfo back = written.get<k25::TopologyInfo>();
+  CHECK(nlohmann::json(back.nodes) == nlohmann::json(report.topology.nodes));
+
+  const std::string md = k25::render_markdown(report);
+  CHECK(
+      md.find(
+          "## Node diagnosis\n\n### workstation-2gpu-iommu\n\n**workstation-2gpu-iommu: 2 GPUs, PCIe (1 GPU pair across host bridges of one NUMA node); 3 findings that cost") !=
+      std::string::npos);
+  CHECK(md.find("#### Verdicts") != std::string::npos);
+  CHECK(md.find("- **cost** `link_below_max`: GPU 1 (0000:41:00.0)'s link trained at Gen4 x8") !=
+        std::string::npos);
+  CHECK(
+      md.find("Ranks and their CPUs: rank 0 on 0000:01:00.0: CPUs 0-63; rank 1 on 0000:41:00.0: CPUs 0-63") !=
+      std::string::npos);
+
+  // Without GPUs (the host transport) the topology has no nodes, and report.md no diagnosis.
+  k25::RunReport host;
+  CHECK_FALSE(nlohmann::json(host.topology).contains("nodes"));
+  CHECK(k25::render_markdown(host).find("Node diagnosis") == std::string::npos);
 }
