@@ -92,21 +92,6 @@ int run_compare(const DoctorCommandOptions& options, std::ostream& out) {
   return 0;
 }
 
-void make_doctor_plot(const std::string& json_path, const std::string& out_dir, std::ostream& out) {
-  const std::string script = find_tool_script("", "plot-doctor", "K25_PLOT_DOCTOR_SCRIPT");
-  if (script.empty()) {
-    out << "plots: not made: tools/plot-doctor not found (set K25_PLOT_DOCTOR_SCRIPT)\n";
-    return;
-  }
-  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
-  if (plot.exit_code == kPlotScriptNoMatplotlib)
-    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
-  else if (plot.exit_code != 0)
-    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
-  else
-    out << plot.output;
-}
-
 }  // namespace
 
 int run_doctor_command(const DoctorCommandOptions& options, const NcclBackend& nccl, std::ostream& out) {
@@ -177,7 +162,9 @@ int run_doctor_command(const DoctorCommandOptions& options, const NcclBackend& n
   write_file_atomically((dir / "doctor.md").string(), doctor_markdown(document));
   out << doctor_console(document);
   out << fmt::format("doctor: wrote {}/doctor.json, doctor.md\n", options.out_dir);
-  if (options.plots && p2p.status == "measured") make_doctor_plot(json_path, options.out_dir, out);
+  // tools/plot-doctor: the measured matrices as heatmaps.
+  if (options.plots && p2p.status == "measured")
+    run_tool_plot("plot-doctor", "K25_PLOT_DOCTOR_SCRIPT", json_path, options.out_dir, out);
   return 0;
 }
 

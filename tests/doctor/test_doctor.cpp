@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -66,6 +68,18 @@ const k25::NodeVerdict& only(const std::vector<k25::NodeVerdict>& verdicts, cons
       std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& v) { return v.id == id; });
   REQUIRE(found != verdicts.end());
   return *found;
+}
+
+// A GPU with its link: current, the GPU's maximum and its port's, each {generation, width}.
+k25::NodeGpu gpu_link(const std::string& bus_id, const std::string& port, std::pair<int, int> current,
+                      std::pair<int, int> gpu_max, std::pair<int, int> port_max) {
+  k25::NodeGpu gpu;
+  gpu.bus_id = bus_id;
+  gpu.port = port;
+  std::tie(gpu.link_gen, gpu.link_width) = current;
+  std::tie(gpu.gpu_gen_max, gpu.gpu_width_max) = gpu_max;
+  std::tie(gpu.port_gen_max, gpu.port_width_max) = port_max;
+  return gpu;
 }
 
 std::map<std::string, int> path_counts(const k25::NodeFacts& facts) {
@@ -203,15 +217,7 @@ TEST_CASE("A link trained at Gen4 x8 on a Gen5 x16 slot, the IOMMU translating",
 
 TEST_CASE("An idle GPU's lower speed at full width is a check, not a cost", "[doctor][verdicts]") {
   k25::NodeFacts facts;
-  k25::NodeGpu gpu;
-  gpu.bus_id = "0000:01:00.0";
-  gpu.link_gen = 1;
-  gpu.link_width = 16;
-  gpu.gpu_gen_max = 5;
-  gpu.gpu_width_max = 16;
-  gpu.port_gen_max = 5;
-  gpu.port_width_max = 16;
-  facts.gpus = {gpu};
+  facts.gpus = {gpu_link("0000:01:00.0", "", {1, 16}, {5, 16}, {5, 16})};
   const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
   REQUIRE(ids(verdicts) == std::vector<std::string>{"link_below_max:check"});
   CHECK(verdicts[0].cost.find("only the speed is lower") != std::string::npos);
@@ -219,16 +225,7 @@ TEST_CASE("An idle GPU's lower speed at full width is a check, not a cost", "[do
 
 TEST_CASE("A GPU in a slot slower than the GPU", "[doctor][verdicts]") {
   k25::NodeFacts facts;
-  k25::NodeGpu gpu;
-  gpu.bus_id = "0000:81:00.0";
-  gpu.port = "0000:80:01.1";
-  gpu.link_gen = 4;
-  gpu.link_width = 16;
-  gpu.gpu_gen_max = 5;
-  gpu.gpu_width_max = 16;
-  gpu.port_gen_max = 4;
-  gpu.port_width_max = 16;
-  facts.gpus = {gpu};
+  facts.gpus = {gpu_link("0000:81:00.0", "0000:80:01.1", {4, 16}, {5, 16}, {4, 16})};
   const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
   REQUIRE(ids(verdicts) == std::vector<std::string>{"slot_below_gpu:cost"});
   CHECK(verdicts[0].finding ==
