@@ -107,6 +107,13 @@ void add_nccl_log(NodeFacts& facts, const NcclInfoLog& log) {
     std::vector<std::string> bus_ids;
     for (const auto& [rank, device] : log.ranks) bus_ids.push_back(device.bus_id);
     adopt_gpus(facts, bus_ids, "the NCCL log");
+  } else {
+    std::set<std::string> hosts;
+    for (const auto& [rank, device] : log.ranks) hosts.insert(device.host);
+    if (!facts.host.empty() && hosts.count(facts.host) == 0 && hosts.count("") == 0)
+      facts.nccl.notes.push_back(fmt::format(
+          "the NCCL log names host {}, not {}: its ranks are matched to this host's GPUs by bus id",
+          fmt::join(hosts, ", "), facts.host));
   }
   const auto gpu_of_rank = [&](int rank) {
     const auto found = log.ranks.find(rank);

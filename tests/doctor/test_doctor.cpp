@@ -239,6 +239,10 @@ TEST_CASE("NCCL through SHM where P2P was possible: the RTX 4090 node", "[doctor
   CHECK(facts.nccl_version == "2.21.5+cuda12.4");
   CHECK(facts.nccl.environment ==
         std::vector<std::string>{"NCCL_IGNORE_DISABLED_P2P set by environment to 1"});
+  CHECK(
+      facts.nccl.notes ==
+      std::vector<std::string>{
+          "the NCCL log names host node031, not rtx4090-8gpu-shm: its ranks are matched to this host's GPUs by bus id"});
   CHECK(k25::find_pair(facts, 0, 1)->nccl_transport == "SHM/direct/direct");
   CHECK(k25::find_pair(facts, 0, 7)->nccl_transport == "SHM/direct/direct");  // ring 7 -> 0
   CHECK(k25::find_pair(facts, 0, 2)->nccl_transport.empty());
