@@ -125,6 +125,10 @@ nlohmann::json doctor_json(const DoctorDocument& document) {
           {"verdicts", verdicts}};
 }
 
+std::string doctor_json_text(const DoctorDocument& document) {
+  return doctor_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 DoctorDocument doctor_input_from_json(const nlohmann::json& json, const std::string& file) {
   DoctorDocument document;
   try {

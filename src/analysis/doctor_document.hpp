@@ -52,6 +52,9 @@ struct DoctorDocument {
 void derive_verdicts(DoctorDocument& document);
 
 nlohmann::json doctor_json(const DoctorDocument& document);
+// doctor.json's text: doctor_json indented, bytes that are not UTF-8 (a log's or a dump's) replaced, never
+// thrown.
+std::string doctor_json_text(const DoctorDocument& document);
 
 // doctor.json, report.json (its topology.nodes, first host; or its topology.gpus where an older report has no
 // nodes) or capture.json (backends only), told apart by their members. Throws UsageError "FILE: why" for JSON

@@ -157,8 +157,7 @@ int run_doctor_command(const DoctorCommandOptions& options, const NcclBackend& n
   ensure_writable_directory(options.out_dir);
   const fs::path dir(options.out_dir);
   const std::string json_path = (dir / "doctor.json").string();
-  write_file_atomically(
-      json_path, doctor_json(document).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically(json_path, doctor_json_text(document));
   write_file_atomically((dir / "doctor.md").string(), doctor_markdown(document));
   out << doctor_console(document);
   out << fmt::format("doctor: wrote {}/doctor.json, doctor.md\n", options.out_dir);

@@ -489,3 +489,23 @@ TEST_CASE("A measuring run's report carries each host's node facts and report.md
   CHECK_FALSE(nlohmann::json(host.topology).contains("nodes"));
   CHECK(k25::render_markdown(host).find("Node diagnosis") == std::string::npos);
 }
+
+TEST_CASE("A log's bytes that are not UTF-8 reach doctor.json replaced, not thrown", "[doctor][regression]") {
+  // fuzz_doctor_inputs' first finding: a host name with byte 0xb3 went into a note, and dumping doctor.json
+  // threw.
+  k25::DoctorDocument document;
+  document.node.host = "node031";
+  k25::NodeGpu gpu;
+  gpu.bus_id = "0000:4e:00.0";
+  document.node.gpus = {gpu};
+  k25::NcclInfoLog log;
+  k25::read_nccl_info_log(
+      "nod\xb3:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 4e000 commId 0x9 - Init COMPLETE\n",
+      "bad.log", log);
+  k25::add_nccl_log(document.node, log);
+  REQUIRE(document.node.nccl.notes.size() == 1);
+  k25::derive_verdicts(document);
+  std::string text;
+  REQUIRE_NOTHROW(text = k25::doctor_json_text(document));
+  CHECK(text.find("nod\xef\xbf\xbd") != std::string::npos);  // U+FFFD in place of 0xb3
+}

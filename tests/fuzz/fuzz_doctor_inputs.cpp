@@ -1,6 +1,6 @@
-// libFuzzer target: doctor's readers of other programs' files, NCCL's topology dump (XML), NCCL's INFO log and
-// the documents --compare reads (doctor.json, report.json, capture.json), then the verdicts, the compare and the
-// markdown of what they gave. The first byte picks the reader; bad input must end in a k25::Error.
+// libFuzzer target: doctor's readers of other programs' files, NCCL's topology dump (XML), NCCL's INFO log
+// and the documents --compare reads (doctor.json, report.json, capture.json), then the verdicts, the compare
+// and the markdown of what they gave. The first byte picks the reader; bad input must end in a k25::Error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,7 +22,7 @@ void judge_and_render(k25::DoctorDocument& document) {
   (void)k25::doctor_markdown(document);
   (void)k25::doctor_console(document);
   (void)k25::compare_nodes(document, k25::DoctorDocument{});
-  (void)k25::doctor_json(document).dump();
+  (void)k25::doctor_json_text(document);
 }
 
 }  // namespace
