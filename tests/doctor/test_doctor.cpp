@@ -408,7 +408,7 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
         "trace.backends is not a list: nothing read");
 }
 
-TEST_CASE("doctor.json reads back to the same facts; a report gives its node facts", "[doctor][compare]") {
+TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts", "[doctor][compare]") {
   k25::DoctorDocument document;
   document.node = fixture("workstation-2gpu-iommu");
   k25::derive_verdicts(document);
