@@ -516,7 +516,7 @@ std::string render_node_diagnosis(const RunReport& r) {
   for (const NodeFacts& node : r.topology.nodes) {
     const std::vector<NodeVerdict> verdicts = node_verdicts(node);
     md += fmt::format("### {}\n\n**{}**\n\n", node.host, node_headline(node, verdicts));
-    md += node_markdown(node, verdicts, 4);
+    md += node_markdown(node, verdicts, 4) + unseen_markdown(node, 4);
   }
   return md;
 }

@@ -1,6 +1,7 @@
 // Markdown and console text of a host's node facts and verdicts.
 #include "report/node_markdown.hpp"
 
+#include <initializer_list>
 #include <map>
 
 #include <fmt/format.h>
@@ -195,6 +196,34 @@ std::string backends_table(const BackendsSeen& seen) {
   return markdown_table(columns, row_pointers(seen.runs)) + "\n";
 }
 
+// The sentence of `facts.unseen` that starts with one of `prefixes`, without it; empty where none does.
+std::string unseen_sentence(const NodeFacts& facts, std::initializer_list<const char*> prefixes) {
+  for (const std::string& sentence : facts.unseen)
+    for (const char* prefix : prefixes)
+      if (sentence.rfind(prefix, 0) == 0) return sentence.substr(std::string(prefix).size());
+  return {};
+}
+
+// Why a host's GPU table is empty.
+std::string no_gpu_sentence(const NodeFacts& facts) {
+  const std::string why = unseen_sentence(facts, {"GPUs: ", "PCI devices: "});
+  return "None seen: " + (why.empty() ? std::string("no NVIDIA GPU in sysfs or NCCL's dump") : why) + ".\n\n";
+}
+
+// Why the bridge table is empty.
+std::string no_bridge_sentence(const NodeFacts& facts) {
+  if (facts.gpus.empty()) return "None seen: no GPU, so no path to read.\n\n";
+  if (!facts.sysfs_found) return fmt::format("None seen: sysfs under {} was not read.\n\n", facts.root);
+  return "None: sysfs shows no PCIe bridge above the GPUs (each sits on a host bridge directly).\n\n";
+}
+
+constexpr const char* kNcclViewNotGiven =
+    "Not given: NCCL's transport per pair comes from `k25comm doctor --nccl-topo FILE --nccl-log FILE`, with the dump of a job run with NCCL_TOPO_DUMP_FILE=FILE and its NCCL_DEBUG=INFO output.\n\n";
+constexpr const char* kMeasuredNotRun =
+    "Measured P2P: not part of a measuring run; `k25comm doctor` on the host measures the matrix.\n\n";
+constexpr const char* kBackendsNotGiven =
+    "Not given: `--capture capture.json` (a `k25comm capture` of the engine's trace) names the backend that ran per collective kind and size.\n\n";
+
 }  // namespace
 
 std::string node_markdown(const NodeFacts& facts, const std::vector<NodeVerdict>& verdicts, int level) {
@@ -206,8 +235,11 @@ std::string node_markdown(const NodeFacts& facts, const std::vector<NodeVerdict>
         verdict.fix,
         verdict.url.empty() ? verdict.source : fmt::format("[{}]({})", verdict.source, verdict.url));
   md += "\n";
-  if (!facts.gpus.empty()) {
-    md += heading(level, "GPUs") + gpu_table(facts);
+  md += heading(level, "GPUs");
+  if (facts.gpus.empty()) {
+    md += no_gpu_sentence(facts);
+  } else {
+    md += gpu_table(facts);
     if (!facts.ranks.empty()) {
       md += "Ranks and their CPUs: ";
       std::vector<std::string> ranks;
@@ -216,18 +248,24 @@ std::string node_markdown(const NodeFacts& facts, const std::vector<NodeVerdict>
       md += fmt::format("{}\n\n", fmt::join(ranks, "; "));
     }
   }
+  md += heading(level, "Paths between GPUs");
   if (facts.gpus.size() > 1) {
-    md += heading(level, "Paths between GPUs") + path_matrix(facts, true) + "\n";
+    md += path_matrix(facts, true) + "\n";
     md += "<details><summary>Each pair: the bridges crossed, NVML's P2P status, NCCL's view</summary>\n\n" +
           pair_table(facts) + "</details>\n\n";
+  } else {
+    md += fmt::format("None: a pair needs two GPUs, {} seen.\n\n", facts.gpus.size());
   }
-  if (!facts.bridges.empty()) md += heading(level, "Bridges on the GPUs' paths") + bridge_table(facts);
+  md += heading(level, "Bridges on the GPUs' paths") +
+        (facts.bridges.empty() ? no_bridge_sentence(facts) : bridge_table(facts));
   md += heading(level, "IOMMU") + fmt::format("Mode **{}**: {}.\n\n", facts.iommu.mode, facts.iommu.evidence);
   md += heading(level, "Versions") + fmt::format("Driver {}, CUDA (driver) {}, NCCL {}; NVML: {}.\n\n",
                                                  dash(facts.driver_version), dash(facts.cuda_driver_version),
                                                  dash(facts.nccl_version), dash(facts.nvml));
-  if (!facts.nccl.topology_file.empty() || !facts.nccl.log_files.empty()) {
-    md += heading(level, "NCCL's view");
+  md += heading(level, "NCCL's view");
+  if (facts.nccl.topology_file.empty() && facts.nccl.log_files.empty()) {
+    md += kNcclViewNotGiven;
+  } else {
     if (!facts.nccl.topology_file.empty())
       md += fmt::format("- topology dump: `{}`\n", facts.nccl.topology_file);
     for (const std::string& file : facts.nccl.log_files) md += fmt::format("- INFO log: `{}`\n", file);
@@ -236,14 +274,16 @@ std::string node_markdown(const NodeFacts& facts, const std::vector<NodeVerdict>
     for (const std::string& note : facts.nccl.notes) md += fmt::format("- note: {}\n", note);
     md += "\n";
   }
-  if (facts.p2p.status != "not run")
-    md += heading(level, "Measured P2P") + measured_section(facts.p2p, true) + "\n";
-  if (!facts.unseen.empty()) {
-    md += heading(level, "Not seen");
-    for (const std::string& sentence : facts.unseen) md += "- " + sentence + "\n";
-    md += "\n";
-  }
+  md += heading(level, "Measured P2P") +
+        (facts.p2p.status == "not run" ? kMeasuredNotRun : measured_section(facts.p2p, true) + "\n");
   return md;
+}
+
+std::string unseen_markdown(const NodeFacts& facts, int level) {
+  if (facts.unseen.empty()) return {};
+  std::string md = heading(level, "Not seen");
+  for (const std::string& sentence : facts.unseen) md += "- " + sentence + "\n";
+  return md + "\n";
 }
 
 std::string doctor_markdown(const DoctorDocument& document) {
@@ -253,14 +293,16 @@ std::string doctor_markdown(const DoctorDocument& document) {
   md += fmt::format("k25comm {} ({}), {}; `{}`; sysfs read under `{}`.\n\n", document.tool_version,
                     document.git_sha, document.created_at, document.command_line, document.node.root);
   md += node_markdown(document.node, document.verdicts, 2);
-  if (!document.backends.file.empty()) {
-    md += heading(2, "All-reduce backends that ran") +
-          fmt::format("From `{}`: {}.\n\n", document.backends.file, document.backends.status);
+  md += heading(2, "All-reduce backends that ran");
+  if (document.backends.file.empty()) {
+    md += kBackendsNotGiven;
+  } else {
+    md += fmt::format("From `{}`: {}.\n\n", document.backends.file, document.backends.status);
     if (!document.backends.runs.empty()) md += backends_table(document.backends);
     for (const std::string& note : document.backends.notes) md += "- " + note + "\n";
     md += "\n";
   }
-  return md;
+  return md + unseen_markdown(document.node, 2);
 }
 
 std::string doctor_console(const DoctorDocument& document) {
@@ -270,7 +312,11 @@ std::string doctor_console(const DoctorDocument& document) {
   if (facts.gpus.size() > 1) text += "paths:\n" + path_matrix(facts, false);
   text += fmt::format("IOMMU: {} ({})\n", facts.iommu.mode, facts.iommu.evidence);
   if (facts.p2p.status != "not run") text += measured_section(facts.p2p, false);
-  if (!document.backends.file.empty())
+  if (facts.nccl.topology_file.empty() && facts.nccl.log_files.empty())
+    text += "NCCL's view: not given (--nccl-topo, --nccl-log)\n";
+  if (document.backends.file.empty())
+    text += "backends that ran: not given (--capture)\n";
+  else
     text += fmt::format("backends that ran: {} rows from {} ({})\n", document.backends.runs.size(),
                         document.backends.file, document.backends.status);
   for (const std::string& sentence : facts.unseen) text += "not seen: " + sentence + "\n";

@@ -72,9 +72,11 @@ IommuState read_iommu_state(const fs::path& root, const std::vector<std::string>
   for (const std::string& type : types)
     if (!mode_of_type(type).empty()) any_modes.insert(mode_of_type(type));
   const std::string from_cmdline = mode_of_cmdline(words);
-  const std::string cmdline_said = state.cmdline_words.empty()
-                                       ? "no IOMMU word on the kernel command line"
-                                       : fmt::format("kernel command line: {}", state.cmdline_words);
+  const fs::path cmdline_file = root / "proc/cmdline";
+  const std::string cmdline_said =
+      !state.cmdline_words.empty()   ? fmt::format("kernel command line: {}", state.cmdline_words)
+      : fs::exists(cmdline_file, ec) ? "no IOMMU word on the kernel command line"
+                                     : fmt::format("no kernel command line ({})", cmdline_file.string());
   // Several groups of different types: the translated ones decide (they are the slow ones).
   const auto decide = [](const std::set<std::string>& modes) {
     return modes.count("translated") != 0 ? std::string("translated") : *modes.begin();

@@ -290,6 +290,9 @@ TEST_CASE("NCCL's files alone make the GPUs where sysfs shows none", "[doctor][n
   options.use_nvml = false;
   k25::NodeFacts facts = k25::read_node_facts(options);
   CHECK_FALSE(facts.sysfs_found);
+  CHECK(facts.iommu.mode == "unknown");
+  CHECK(facts.iommu.evidence == "no sysfs under " + options.root.string() + "; no kernel command line (" +
+                                    options.root.string() + "/proc/cmdline)");
   REQUIRE(ids(k25::node_verdicts(facts)) == std::vector<std::string>{"no_gpu:unseen"});
   add_dump(facts, kData + "/h100-8gpu-nvlink/nccl-topo.xml");
   REQUIRE(facts.gpus.size() == 8);
@@ -408,7 +411,8 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
         "trace.backends is not a list: nothing read");
 }
 
-TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts", "[doctor][compare]") {
+TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts",
+          "[doctor][compare]") {
   k25::DoctorDocument document;
   document.node = fixture("workstation-2gpu-iommu");
   k25::derive_verdicts(document);
@@ -483,6 +487,10 @@ TEST_CASE("A measuring run's report carries each host's node facts and report.md
   CHECK(
       md.find("Ranks and their CPUs: rank 0 on 0000:01:00.0: CPUs 0-63; rank 1 on 0000:41:00.0: CPUs 0-63") !=
       std::string::npos);
+  // The sections without facts in a measuring run say why.
+  CHECK(md.find("#### NCCL's view\n\nNot given: NCCL's transport per pair comes from `k25comm doctor") !=
+        std::string::npos);
+  CHECK(md.find("#### Measured P2P\n\nMeasured P2P: not part of a measuring run") != std::string::npos);
 
   // Without GPUs (the host transport) the topology has no nodes, and report.md no diagnosis.
   k25::RunReport host;

@@ -1,11 +1,17 @@
 #!/bin/bash
 # k25comm doctor on the machine the tests run on (a GPU or none, sysfs readable or not, root or not): exit 0,
-# doctor.json and doctor.md written, and every section says what it could not see; never a crash.
-# Usage: this_machine_check.sh K25COMM OUT_DIR
+# doctor.json and doctor.md written, and every section says what it could not see; never a crash. With ROOT,
+# doctor reads an empty folder made there instead of /: a host whose sysfs cannot be read at all.
+# Usage: this_machine_check.sh K25COMM OUT_DIR [ROOT]
 set -u
-bin=$1 out=$2
+bin=$1 out=$2 root=${3:-}
 rm -rf "$out"
-output=$("$bin" doctor --out "$out" --no-plots 2>&1)
+args=(doctor --out "$out" --no-plots)
+if [ -n "$root" ]; then
+  rm -rf "$root" && mkdir -p "$root" || exit 1
+  args+=(--root "$root")
+fi
+output=$("$bin" "${args[@]}" 2>&1)
 rc=$?
 echo "$output"
 [ "$rc" = 0 ] || { echo "FAIL: exit $rc, expected 0"; exit 1; }
@@ -18,7 +24,8 @@ node, verdicts = doc["node"], doc["verdicts"]
 problems = []
 if not doc["headline"]:
     problems.append("no headline")
-if node["p2p"]["status"] != "measured" and not any(s.startswith("measured P2P: ") for s in node["unseen"]):
+if node["root"] == "/" and node["p2p"]["status"] != "measured" and not any(
+        s.startswith("measured P2P: ") for s in node["unseen"]):
     problems.append("the P2P matrix was not measured and 'not seen' does not say so")
 if not node["gpus"]:
     if not any(v["id"] == "no_gpu" for v in verdicts):
@@ -34,5 +41,19 @@ for v in verdicts:
 print("\n".join("FAIL: " + p for p in problems) or "ok: every section says what it saw or did not see")
 sys.exit(1 if problems else 0)
 PY
-grep -q "^## Not seen" "$out/doctor.md" || grep -q "^## GPUs" "$out/doctor.md" || { echo "FAIL: doctor.md has neither GPUs nor Not seen"; exit 1; }
+# doctor.md: every section there, none empty (an empty one says why).
+python3 - "$out/doctor.md" <<'PY' || exit 1
+import re, sys
+text = open(sys.argv[1]).read()
+sections = dict(re.findall(r"^## (.+)\n\n((?:(?!^## ).*\n?)*)", text, re.M))
+problems = []
+for name in ("Verdicts", "GPUs", "Paths between GPUs", "Bridges on the GPUs' paths", "IOMMU", "Versions",
+             "NCCL's view", "Measured P2P", "All-reduce backends that ran"):
+    if name not in sections:
+        problems.append(f"doctor.md has no section '{name}'")
+    elif not sections[name].strip():
+        problems.append(f"doctor.md's section '{name}' is empty")
+print("\n".join("FAIL: " + p for p in problems) or f"ok: doctor.md's {len(sections)} sections each say something")
+sys.exit(1 if problems else 0)
+PY
 echo "ok: doctor on this machine"
