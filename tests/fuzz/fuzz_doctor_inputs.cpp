@@ -1,9 +1,11 @@
 // libFuzzer target: doctor's readers of other programs' files, NCCL's topology dump (XML), NCCL's INFO log
 // and the documents --compare reads (doctor.json, report.json, capture.json), then the verdicts, the compare
-// and the markdown of what they gave. The first byte picks the reader; bad input must end in a k25::Error.
+// and the markdown of what they gave; and the walk of a bridge's PCI config space (sysfs `config`). The first
+// byte picks the reader; bad input must end in a k25::Error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,7 @@
 #include "topology/nccl_info_log.hpp"
 #include "topology/nccl_topology_xml.hpp"
 #include "topology/node_nccl.hpp"
+#include "topology/pci_config.hpp"
 
 namespace {
 
@@ -32,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
     k25::DoctorDocument document;
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
       case 0:
         k25::add_nccl_topology(document.node, k25::parse_nccl_topology_xml(text, "fuzz.xml"));
         break;
@@ -41,6 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         k25::read_nccl_info_log(text, "fuzz.log", log);
         k25::add_nccl_log(document.node, log);
         break;
+      }
+      case 3: {
+        const k25::ConfigSpace space =
+            k25::parse_config_space(std::vector<std::uint8_t>(text.begin(), text.end()));
+        (void)space.port.words();
+        (void)space.acs.lspci_words();
+        (void)space.acs.redirects_peer_traffic();
+        return 0;
       }
       default: {
         const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
