@@ -61,6 +61,21 @@ NodeFacts facts_from_gpus(const TopologyInfo& topology) {
   return facts;
 }
 
+// One of capture.json's trace.backend_rules ({backend, ranks, rule, source}) as a sentence: "BACKEND ran on N
+// ranks: RULE (source: SOURCE)"; empty where it has no backend or rule.
+std::string backend_rule_note(const nlohmann::json& rule) {
+  const auto text = [&](const char* key) {
+    return rule.is_object() && rule.contains(key) && rule[key].is_string() ? rule[key].get<std::string>()
+                                                                           : std::string();
+  };
+  const std::string backend = text("backend"), words = text("rule"), source = text("source");
+  if (backend.empty() || words.empty()) return {};
+  const bool has_ranks = rule.contains("ranks") && rule["ranks"].is_number_integer();
+  return fmt::format("{} ran{}: {}{}", backend,
+                     has_ranks ? fmt::format(" on {} ranks", rule["ranks"].get<long long>()) : "", words,
+                     source.empty() ? "" : " (source: " + source + ")");
+}
+
 }  // namespace
 
 BackendsSeen backends_from_capture(const nlohmann::json& capture, const std::string& file) {
@@ -91,12 +106,11 @@ BackendsSeen backends_from_capture(const nlohmann::json& capture, const std::str
       run.bytes = row["bytes"].get<std::uint64_t>();
     if (row.contains("count") && row["count"].is_number_integer()) run.count = row["count"].get<long long>();
     if (row.contains("op_us")) run.op_us = op_time(row["op_us"]);
-    if (row.contains("note") && row["note"].is_string()) seen.notes.push_back(row["note"].get<std::string>());
     seen.runs.push_back(std::move(run));
   }
-  if (trace->contains("backend_notes") && (*trace)["backend_notes"].is_array())
-    for (const nlohmann::json& note : (*trace)["backend_notes"])
-      if (note.is_string()) seen.notes.push_back(note.get<std::string>());
+  if (trace->contains("backend_rules") && (*trace)["backend_rules"].is_array())
+    for (const nlohmann::json& rule : (*trace)["backend_rules"])
+      if (const std::string note = backend_rule_note(rule); !note.empty()) seen.notes.push_back(note);
   seen.status =
       skipped == 0 ? "read" : fmt::format("read; {} rows without a kind and a backend left out", skipped);
   return seen;
@@ -142,11 +156,13 @@ DoctorDocument doctor_input_from_json(const nlohmann::json& json, const std::str
       document.node = json["node"].get<NodeFacts>();
       if (json.contains("backends") && json["backends"].is_object()) {
         const nlohmann::json& seen = json["backends"];
-        nlohmann::json as_capture = {{"trace",
-                                      {{"backends", seen.value("runs", nlohmann::json::array())},
-                                       {"backend_notes", seen.value("notes", nlohmann::json::array())}}}};
+        const nlohmann::json as_capture = {
+            {"trace", {{"backends", seen.value("runs", nlohmann::json::array())}}}};
         document.backends = backends_from_capture(as_capture, seen.value("file", ""));
         if (document.backends.file.empty()) document.backends.status = seen.value("status", "");
+        if (seen.contains("notes") && seen["notes"].is_array())
+          for (const nlohmann::json& note : seen["notes"])
+            if (note.is_string()) document.backends.notes.push_back(note.get<std::string>());
       }
       document.created_at = json.value("created_at", "");
     } else if (json.contains("topology") && json.contains("run")) {

@@ -31,10 +31,12 @@ struct BackendsSeen {
   std::string file;    // the capture.json read, empty where none was given
   std::string status;  // "read", or why there is nothing ("capture.json has no trace.backends")
   std::vector<BackendRun> runs;
-  std::vector<std::string> notes;  // where an engine's documented rule would have chosen another backend
+  // Where an engine's documented rule would have chosen another backend: "BACKEND ran on N ranks: RULE
+  // (source: SOURCE)", from trace.backend_rules.
+  std::vector<std::string> notes;
 };
 
-// capture.json's trace.backends (and trace.backend_notes, or a row's "note"), read defensively: absent or of
+// capture.json's trace.backends and trace.backend_rules (each a note), read defensively: absent or of
 // another shape gives no runs and a status saying so, never an exception.
 BackendsSeen backends_from_capture(const nlohmann::json& capture, const std::string& file);
 

@@ -188,7 +188,7 @@ std::string backends_table(const BackendsSeen& seen) {
   const Columns<BackendRun> columns = {
       {"kind", "", [](R r) { return TableCell(r.kind); }},
       {"bytes", "", [](R r) { return TableCell(r.bytes ? std::to_string(*r.bytes) : "?"); }},
-      {"backend", "", [](R r) { return TableCell(r.backend); }},
+      {"backend", "", [](R r) { return TableCell(r.backend); }, kEveryOutput, 0, Align::left},
       {"count", "", [](R r) { return TableCell::count(static_cast<double>(r.count)); }},
       {"op", "us",
        [](R r) { return TableCell::figure(r.op_us, r.op_us ? fmt::format("{:.1f}", *r.op_us) : "-"); }},

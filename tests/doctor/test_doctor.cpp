@@ -398,8 +398,19 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
   CHECK(lines ==
         std::vector<std::string>{
             "backend that ran: AllReduce 14336 B: vllm custom all-reduce 1-stage | nccl AllReduce RING_LL"});
-  // The note of an engine's rule is a verdict of its own.
-  CHECK(ids(nccl.verdicts) == std::vector<std::string>{"backend_rule:check", "no_gpu:unseen"});
+  // The rule an engine's documentation gives is a verdict of its own; rules without a backend and a rule are
+  // left out.
+  CHECK(ids(custom.verdicts) == std::vector<std::string>{"backend_rule:check", "no_gpu:unseen"});
+  CHECK(
+      only(custom.verdicts, "backend_rule").finding ==
+      "vllm custom all-reduce 1-stage ran on 8 ranks: vLLM turns its custom all-reduce off on more than two PCIe-only GPUs: on such a node these AllReduces go through NCCL (source: vllm/distributed/device_communicators/custom_all_reduce.py)");
+  CHECK(nccl.backends.notes.empty());
+  CHECK(ids(nccl.verdicts) == std::vector<std::string>{"no_gpu:unseen"});
+  // doctor.json keeps the notes: read back, the same verdicts.
+  k25::DoctorDocument written = custom;
+  const k25::DoctorDocument back = k25::doctor_input_from_json(k25::doctor_json(written), "doctor.json");
+  CHECK(back.backends.notes == custom.backends.notes);
+  CHECK(ids(back.verdicts) == ids(custom.verdicts));
 
   // A capture without trace.backends has nothing to compare: no difference, and the status says why.
   const k25::DoctorDocument none = capture("no-backends.json");
