@@ -334,6 +334,29 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   bool predict_no_plots = false;
   predict->add_flag("--no-plots", predict_no_plots, "do not run tools/plot-predict");
 
+  DoctorCommandOptions& doc = cli.doctor;
+  auto* doctor = app.add_subcommand(
+      "doctor",
+      "why this node's collectives cost what they cost: each GPU pair's path, ACS and IOMMU, links below their maximum, NCCL's transport, measured P2P; or --compare A B");
+  doctor->add_option("--out", doc.out_dir, "output directory (default k25comm-doctor)");
+  doctor->add_option(
+      "--root", doc.root,
+      "read sys/ and proc/ under this folder instead of / (a copy of another host's, a test fixture)");
+  doctor->add_option("--host", doc.host, "the host name to record (default: this host's)");
+  doctor->add_option("--nccl-topo", doc.nccl_topo,
+                     "NCCL's topology dump (the XML NCCL_TOPO_DUMP_FILE wrote)");
+  doctor->add_option("--nccl-log", doc.nccl_logs,
+                     "NCCL_DEBUG=INFO output: a file or a folder of files; repeatable");
+  doctor->add_option("--capture", doc.capture,
+                     "a capture.json whose trace.backends say which all-reduce backend ran");
+  doctor
+      ->add_option("--compare", doc.compare,
+                   "list what differs between two doctor outputs, reports or captures (files or folders)")
+      ->expected(2);
+  bool doctor_no_measure = false, doctor_no_plots = false;
+  doctor->add_flag("--no-measure", doctor_no_measure, "do not measure P2P copies between the GPUs");
+  doctor->add_flag("--no-plots", doctor_no_plots, "do not run tools/plot-doctor");
+
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
   // Arguments nobody takes are explained below, with the nearest flag or command.
@@ -386,6 +409,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     cli.command = Command::predict;
     pred.command_line = cli.text;
     pred.plots = !predict_no_plots;
+  } else if (doctor->parsed()) {
+    cli.command = Command::doctor;
+    doc.measure = !doctor_no_measure;
+    doc.plots = !doctor_no_plots;
+    doc.command_line = cli.text;
   } else if (capture->parsed()) {
     cli.command = Command::capture;
     cap.plots = !no_plots;

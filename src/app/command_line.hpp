@@ -8,6 +8,7 @@
 
 #include "analysis/compare.hpp"
 #include "app/capture_command.hpp"
+#include "app/doctor_command.hpp"
 #include "app/predict_command.hpp"
 #include "config/config_keys.hpp"
 #include "config/run_config.hpp"
@@ -15,7 +16,7 @@
 
 namespace k25 {
 
-enum class Command { measure, dry_run, compare, report, capture, predict, exit_now };
+enum class Command { measure, dry_run, compare, report, capture, predict, doctor, exit_now };
 
 // A config key's flag as given: "--tokens" "1,4,16" (a list flag given twice has its items joined); a switch
 // (--no-check) has no text.
@@ -35,6 +36,7 @@ struct CommandLine {
   RerenderOptions report;                // `k25comm report`
   CaptureOptions capture;                // `k25comm capture`
   PredictCommandOptions predict;         // `k25comm predict`
+  DoctorCommandOptions doctor;           // `k25comm doctor`
   bool verbose = false;                  // --verbose: errors also name the source location
   double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
   std::string text;                      // the command line as given, secrets redacted, for the report

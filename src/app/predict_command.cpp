@@ -31,23 +31,6 @@ void print_summary(const PredictResult& r, std::ostream& out) {
   }
 }
 
-// tools/plot-predict on predict.json: the base and each alternative stacked by kind, per level. Never fails
-// the command: a missing script or matplotlib is said.
-void make_plot(const std::string& json_path, const std::string& out_dir, std::ostream& out) {
-  const std::string script = find_tool_script("", "plot-predict", "K25_PLOT_PREDICT_SCRIPT");
-  if (script.empty()) {
-    out << "plots: not made: tools/plot-predict not found (set K25_PLOT_PREDICT_SCRIPT)\n";
-    return;
-  }
-  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
-  if (plot.exit_code == kPlotScriptNoMatplotlib)
-    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
-  else if (plot.exit_code != 0)
-    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
-  else
-    out << plot.output;
-}
-
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& options, std::ostream& out) {
@@ -92,7 +75,9 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
   print_summary(result, out);
   out << fmt::format("predict: wrote {}/predict.json, predict.md, predict.csv\n", options.out_dir);
-  if (options.plots) make_plot(json_path, options.out_dir, out);
+  // tools/plot-predict: the base and each alternative stacked by kind, per level.
+  if (options.plots)
+    run_tool_plot("plot-predict", "K25_PLOT_PREDICT_SCRIPT", json_path, options.out_dir, out);
   return 0;
 }
 
