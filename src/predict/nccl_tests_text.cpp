@@ -1,6 +1,7 @@
 // nccl-tests' printed output, as people paste it, read into runs: each table's result lines and what its run
 // says of itself (src/util.cu and src/common.cu of NVIDIA/nccl-tests give the lines; older versions differ
 // in the header, the rank lines and the first lines of a run).
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -57,6 +58,8 @@ int column_index(const std::vector<std::string>& columns, const std::string& nam
   return -1;
 }
 
+constexpr double kMaxRankNumber = 1e6;
+
 struct TextRun {
   NcclTestsRun run;
   std::vector<std::string> columns;
@@ -70,7 +73,8 @@ bool read_rank_line(const std::string& line, TextRun& run) {
   const std::vector<std::string> words = comment_words(line);
   if (words.size() < 2 || words[0] != "Rank") return false;
   const std::optional<double> rank = parse_number(words[1]);
-  if (!rank) return false;
+  // A rank number is a small whole number; anything else is not a rank line (and never a cast out of range).
+  if (!rank || *rank < 0 || *rank > kMaxRankNumber || *rank != std::floor(*rank)) return false;
   run.rank_numbers.insert(static_cast<int>(*rank));
   for (std::size_t i = 2; i + 1 < words.size(); ++i)
     if (words[i] == "on") {
