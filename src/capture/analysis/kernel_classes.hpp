@@ -44,6 +44,16 @@ struct KernelClassification {
   KernelClass cls = KernelClass::unclassified;
   std::string kind;   // communication: "AllReduce", "AllGather", "SendRecv", "Dispatch", ...
   std::string dtype;  // where the name gives it: "bf16", "float"
+  std::string
+      backend;  // communication: the library and kernel that ran it ("NCCL (RING_LL kernel)"); "" unknown
+};
+
+// An engine's own rule that would have chosen another backend on another link (the table's backend_rules):
+// it applies where a backend whose name starts with `backend` ran on more than `above_ranks` ranks.
+struct BackendRule {
+  std::string backend;
+  int above_ranks = 0;
+  std::string rule, source;
 };
 
 // Where the shipped table is: data/kernel-classes.yaml looked up as the configs are (the working directory,
@@ -71,6 +81,7 @@ class KernelClassifier {
   KernelClassification classify(std::string_view kernel_name) const;
   const std::vector<std::string>& tables() const;
   std::size_t rules() const;
+  const std::vector<BackendRule>& backend_rules() const;
 
  private:
   struct Impl;

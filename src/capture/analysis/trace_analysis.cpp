@@ -118,6 +118,7 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
   }
   join_ranks(work, r);
   finish_groups(work, r);
+  backend_rows(work, r);
   unclassified_kernels(work, r);
   size_note(work, r);
   out.records = trace_records(work, r);

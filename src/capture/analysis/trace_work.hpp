@@ -113,6 +113,9 @@ void step_figures(TraceWork& work, const RankWork& rank, TraceResult& result);
 void finish_groups(TraceWork& work, TraceResult& result);
 // Steps lined up across ranks by their GPU windows, and the live join cost of their collectives.
 void join_ranks(TraceWork& work, TraceResult& result);
+// Per (kind, size, backend) over all ranks: which backend ran, how often, its op time; the engines' rules
+// that would have chosen another backend on another link.
+void backend_rows(const TraceWork& work, TraceResult& result);
 // The kernels no class took, largest first.
 void unclassified_kernels(const TraceWork& work, TraceResult& result);
 // The collectives as op records of communicator kTraceCommunicatorId, for the communicator analysis.
