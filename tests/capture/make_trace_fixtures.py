@@ -205,7 +205,7 @@ def training(out, host_marks):
     """Rank 0 of 1, 5 iterations at T = 1000 + 10000 i (us): forward GEMMs [T+100k, +50) for k < 4, launched at
     T+100k-10 on thread 100; backward GEMMs [T+1000+100k, +50), launched at T+1000+100k-10 on thread 200 (the
     autograd thread); the optimizer's kernel [T+2000, +100), launched at T+1950 on thread 100. GPU busy 500 us an
-    iteration, idle 93.9 % of the span 1000..42100. `host_marks`: "optimizer" (Optimizer.step#SGD.step
+    iteration, idle 94.1 % of the span 1000..43100 (42.1 ms). `host_marks`: "optimizer" (Optimizer.step#SGD.step
     [T+1900, +60) on thread 100), "modules" (python_function nn.Module: Net_0 [T-20, +420) with nn.Module:
     Linear_0 inside, on thread 100) or "" (none)."""
     os.makedirs(out, exist_ok=True)

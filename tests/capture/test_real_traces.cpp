@@ -24,8 +24,10 @@
 
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/capture_inputs.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
 #include "capture/render/trace_markdown.hpp"
+#include "capture/trace_files.hpp"
 #include "common/error.hpp"
 
 using namespace k25;
@@ -361,6 +363,21 @@ TEST_CASE("real traces: the backend that ran, vLLM B200's torch symmetric memory
   CHECK(b200.backend_rules[0].backend == "torch symmetric memory (multimem)");
   CHECK(b200.backend_rules[0].ranks == 8);
   CHECK(b200.backend_rules[0].source == "vllm/distributed/device_communicators/symm_mem.py");
+}
+
+TEST_CASE("real traces: the 8 DLRM ranks' training step is never called decode", "[.][real-traces]") {
+  REQUIRE_FALSE(traces_dir().empty());
+  std::vector<std::string> paths;
+  for (int r = 0; r < 8; ++r)
+    paths.push_back(fmt::format("{}/dlrm-8ranks-rank{}.pt.trace.json.gz", traces_dir(), r));
+  CaptureRules rules;
+  rules.kernel_class_tables = {std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"};
+  const CaptureResult capture = analyze_capture_files(paths, rules);
+  REQUIRE(capture.communicators.size() == 1);
+  for (const SizeGroup& g : capture.communicators[0].by_size) CHECK(g.phase == "unknown");
+  const std::string md = render_capture_markdown(capture, {});
+  CHECK_THAT(md, Catch::Matchers::Contains("Communication of one step (sum of its ops"));
+  CHECK(md.find("decode") == std::string::npos);
 }
 
 TEST_CASE("real traces: the 8 DLRM ranks together, their collectives lined up across ranks",

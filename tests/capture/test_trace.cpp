@@ -16,8 +16,10 @@
 #include "capture/model/step_marks.hpp"
 #include "capture/readers/capture_inputs.hpp"
 #include "capture/readers/kineto_reader.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
 #include "capture/render/trace_markdown.hpp"
+#include "capture/trace_files.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 
@@ -409,6 +411,75 @@ TEST_CASE("trace: the backend that ran each kind and size, and the engines' rule
   CHECK_THAT(md, Contains("| AllReduce | 14336 | NCCL (RING_LL kernel) | 1 | 20.0 |"));
   CHECK_THAT(md,
              Contains("- vLLM custom all-reduce (2-stage) on 8 ranks: vLLM turns its custom all-reduce off"));
+}
+
+TEST_CASE(
+    "trace: training without step marks: the optimizer's steps or a repeated module call are the steps") {
+  // Five iterations, each the forward (launched on thread 100), the backward (on autograd's thread 200) and
+  // the optimizer's kernel: from the first forward kernel to the optimizer's end, 2,100 us, 500 us busy.
+  for (const std::string fixture_name : {"training-optimizer", "training-modules"}) {
+    INFO(fixture_name);
+    const TraceResult t = analyze(fixture_name).result;
+    CHECK(t.step_method == "engine_marks");
+    CHECK_THAT(t.step_method_detail, Contains("the host's training iterations"));
+    REQUIRE(t.step_rows.size() == 5);
+    for (const TraceStepRow& row : t.step_rows) {
+      CHECK(row.wall_us == Approx(2100.0).margin(1e-9));
+      CHECK(row.busy_us == Approx(500.0).margin(1e-9));
+      CHECK(row.phase == "unknown");
+    }
+    CHECK_THAT(trace_headline(t, 3).at(0), Catch::Matchers::StartsWith("step: 2.10 ms (p50 of 5 steps);"));
+  }
+  CHECK_THAT(analyze("training-optimizer").result.step_method_detail, Contains("Optimizer.step iteration"));
+  CHECK_THAT(analyze("training-modules").result.step_method_detail, Contains("nn.Module call iteration"));
+}
+
+TEST_CASE("trace: steps cut at GPU idle gaps say so, and the GPU's idle share of the whole span") {
+  // The same five iterations without host marks: 15 busy stretches (forward, backward, optimizer) between
+  // idle gaps; the GPU is busy 2,500 us of the 42,100 us span: idle 94.1 %, not the 42.9 % inside the
+  // stretches.
+  const TraceResult t = analyze("training-gaps").result;
+  CHECK(t.step_method == "gpu_idle_gaps");
+  CHECK(t.steps == 15);
+  const std::vector<std::string> headline = trace_headline(t, 3);
+  REQUIRE(headline.size() == 1);
+  CHECK_THAT(
+      headline[0],
+      Catch::Matchers::StartsWith(
+          "step cut at GPU idle gaps (no step marks): 350.0 us (p50 of 15 steps, gaps of 100 us or more);"));
+  CHECK_THAT(headline[0],
+             Catch::Matchers::EndsWith("GPU idle 42.9 % of the steps, 94.1 % of the whole span (42.10 ms)"));
+}
+
+TEST_CASE("trace: a ProfilerStep that launched no GPU work is counted and said, never silently dropped") {
+  // Two ranks, ProfilerStep#1..#3; #3 launched nothing on either rank.
+  const TraceResult t = analyze("profiler-steps-tp2").result;
+  CHECK(t.steps == 4);
+  CHECK(t.marks_without_gpu_work == 2);
+  CHECK(std::count(t.notes.begin(), t.notes.end(),
+                   "rank 0: 1 step mark(s) launched no GPU work (ProfilerStep#3): counted, not steps") == 1);
+  CHECK(std::count(t.notes.begin(), t.notes.end(),
+                   "rank 1: 1 step mark(s) launched no GPU work (ProfilerStep#3): counted, not steps") == 1);
+  CHECK_THAT(trace_headline(t, 3).at(0),
+             Catch::Matchers::EndsWith("; 2 more step mark(s) launched no GPU work"));
+}
+
+TEST_CASE("capture: a training trace's steps are never called decode") {
+  // ProfilerSteps say no phase: the trace communicator's per-size groups, its step table, the CSV's phases
+  // and the words of capture.md say "unknown" and "step", never "decode".
+  CaptureRules rules;
+  rules.kernel_class_tables = {std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"};
+  const CaptureResult r = analyze_capture_files({fixture("profiler-steps-tp2")}, rules);
+  REQUIRE(r.communicators.size() == 1);
+  const CommunicatorResult& c = r.communicators[0];
+  for (const SizeGroup& g : c.by_size) CHECK(g.phase == "unknown");
+  REQUIRE(c.step.by_size.size() == 1);
+  CHECK(c.step.by_size[0].phase == "unknown");
+  for (const TimelineRow& row : r.timelines.at(0)) CHECK(row.phase == 'u');
+  const std::string md = render_capture_markdown(r, {});
+  CHECK_THAT(md, Contains("Communication of one step (sum of its ops"));
+  CHECK_THAT(md, Contains("| kind | ops per step | us per step p50 | share of the steps' comm |"));
+  CHECK(md.find("decode") == std::string::npos);
 }
 
 TEST_CASE("trace: both timestamp styles give the same nanoseconds") {

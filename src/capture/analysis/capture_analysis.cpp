@@ -2,6 +2,7 @@
 #include "capture/analysis/capture_analysis.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -100,8 +101,15 @@ struct GroupSamples {
   std::uint64_t partial = 0;
 };
 
+// The order outputs list an op's phase in: decode, prefill, unknown, outside steps (TimelineRow::phase).
+constexpr std::array<char, 4> kPhaseByOrder = {'d', 'p', 'u', '-'};
 int phase_order(char phase) {
-  return phase == 'd' ? 0 : phase == 'p' ? 1 : 2;
+  return phase == 'd' ? 0 : phase == 'p' ? 1 : phase == 'u' ? 2 : 3;
+}
+
+// A step's phase as TimelineRow::phase: a trace's step without a phase is neither decode nor prefill.
+char step_phase(const DetectedStep& step) {
+  return step.prefill ? 'p' : step.phase_unknown ? 'u' : 'd';
 }
 
 StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
@@ -151,7 +159,7 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
   std::vector<double> kind_total(pattern_kinds.size(), 0.0);
   double decode_total = 0;
   for (const DetectedStep& step : d.steps) {
-    const char phase = step.prefill ? 'p' : 'd';
+    const char phase = step_phase(step);
     (step.prefill ? s.prefill_steps : s.decode_steps) += 1;
     if (step.partial) ++s.partial_steps;
     if (step.phase_unknown) ++s.phase_unknown_steps;
@@ -185,7 +193,7 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
     StepSizeGroup g;
     g.bytes = key.first;
     g.tokens = tokens_of(g.bytes, s.size_kind, model);
-    g.phase = key.second == 0 ? "decode" : "prefill";
+    g.phase = op_phase_name(kPhaseByOrder[static_cast<std::size_t>(key.second)]);
     g.steps = group.comm_us.size();
     g.partial_steps = group.partial;
     g.comm_us = summarize(std::move(group.comm_us));
@@ -331,7 +339,7 @@ std::vector<TimelineRow> timeline_and_groups(const CommunicatorOps& comm, const 
   for (std::size_t s = 0; s < detection.steps.size(); ++s) {
     const DetectedStep& step = detection.steps[s];
     for (std::size_t i = step.first; i <= step.last; ++i) {
-      phase[i] = step.prefill ? 'p' : 'd';
+      phase[i] = step_phase(step);
       step_of[i] = static_cast<std::int64_t>(s);
     }
   }
@@ -364,7 +372,7 @@ SizeGroup size_group(const SizeKey& key, GroupSamples& g, const std::vector<std:
   group.bytes = std::get<1>(key);
   group.tokens = tokens_of(group.bytes, group.kind, model);
   const int order = std::get<2>(key);
-  group.phase = order == 0 ? "decode" : order == 1 ? "prefill" : "outside_steps";
+  group.phase = op_phase_name(kPhaseByOrder[static_cast<std::size_t>(order)]);
   group.mode = launch_mode_name(std::get<3>(key));
   group.bytes_source = bytes_source_name(std::get<4>(key));
   group.count = g.exec.size();

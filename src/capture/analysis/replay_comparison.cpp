@@ -180,6 +180,9 @@ std::vector<LiveAttributionRow> live_attribution(const CaptureResult& capture,
     row.tpot_source = "--tpot";
     if (!comm || !comm->step.decode_comm_us) {
       row.captured_reason = "no decode step was found in the capture";
+    } else if (comm->step.phase_unknown_steps == comm->step.decode_steps) {
+      row.captured_reason =
+          "the capture's steps have no phase (training steps, or steps the timeline cut): no decode step";
     } else {
       row.captured_steps = comm->step.decode_steps;
       row.captured_comm_ms = comm->step.decode_comm_us->p50 / 1000.0;

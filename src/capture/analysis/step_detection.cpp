@@ -317,6 +317,11 @@ void set_phases(const CommunicatorOps& comm, bool given, StepDetection& d) {
     if (given && (phase == 'd' || phase == 'p' || phase == 'm')) step.prefill = phase != 'd';
     step.phase_unknown = given && phase == '?' && !step.prefill;
   }
+  // A trace's steps without a phase (training steps) are not decode either.
+  const std::string_view all_decode = ": all decode";
+  if (std::any_of(d.steps.begin(), d.steps.end(), [](const DetectedStep& s) { return s.phase_unknown; }) &&
+      d.prefill_rule.ends_with(all_decode))
+    d.prefill_rule.replace(d.prefill_rule.size() - all_decode.size(), all_decode.size(), ": none is prefill");
   if (given && std::any_of(d.steps.begin(), d.steps.end(), [&](const DetectedStep& s) {
         return comm.ops[comm.sequence[s.first]].phase != '?';
       }))

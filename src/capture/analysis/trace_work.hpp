@@ -49,6 +49,7 @@ struct RankWork {
   std::vector<const StepMark*> marks;
   std::vector<TraceStep> steps;
   std::optional<MarkFamily> family;
+  std::vector<std::uint32_t> marks_without_work;  // names of its marks that launched no GPU work
   std::string pattern_reason;
   RankUnions unions;
   std::vector<std::int32_t> comm_step;    // per communication kernel: its step (-1: none)

@@ -123,8 +123,23 @@ struct HostLaunch {
 };
 struct HostMark {
   std::uint64_t thread = 0;
+  bool any_thread = false;  // a training iteration: the launches inside it on every thread are its work
   StepMark mark;
 };
+
+// A host event that shows a training iteration (the optimizer's step, a top-level module call).
+struct HostSpan {
+  std::uint64_t thread = 0;
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint32_t name = 0;  // index into TraceCapture::names
+};
+
+// The host's training iterations of one process as marks over every thread (its backward runs on autograd's
+// own): from each optimizer step's end (the process's first launch, for the first) to the next one's end;
+// and from each start of the most frequent top-level module call to the next one's (the last to the process's
+// last launch). Nothing where the process launched nothing. Returns how many marks were added.
+std::size_t add_iteration_marks(std::vector<HostSpan>& optimizer_steps, std::vector<HostSpan>& module_calls,
+                                const std::vector<HostLaunch>& launches, std::vector<HostMark>& host_marks);
 
 // Resolves the GPU window of each host mark of one process: the activities (indices into `activities`) whose
 // correlation id belongs to a launch on the mark's thread inside the mark. `correlation_of[i]` is the

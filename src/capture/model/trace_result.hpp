@@ -156,7 +156,8 @@ struct TraceResult {
   std::string step_method_detail;
   double step_gap_us = 0;
   std::uint64_t steps = 0;
-  int reference_rank = -1;  // the rank whose steps the others are lined up with
+  std::uint64_t marks_without_gpu_work = 0;  // step marks that launched no GPU work: counted, not steps
+  int reference_rank = -1;                   // the rank whose steps the others are lined up with
   std::vector<TraceRankResult> ranks;
   std::vector<TraceStepGroup> groups;  // every (phase, batch) over all ranks, then per rank
   std::string join_reason;             // why there is no join cost

@@ -86,7 +86,7 @@ std::uint64_t c10_dtype_bytes(std::string_view dtype) {
   return found == kBytes.end() ? 0 : found->second;
 }
 
-enum class EventKind { other, kernel, memcpy, memset, launch, host_annotation, gpu_annotation };
+enum class EventKind { other, kernel, memcpy, memset, launch, host_annotation, gpu_annotation, host_op };
 
 EventKind kind_of(std::string_view cat) {
   if (cat == "kernel" || cat == "Kernel") return EventKind::kernel;
@@ -96,6 +96,7 @@ EventKind kind_of(std::string_view cat) {
     return EventKind::launch;
   if (cat == "user_annotation") return EventKind::host_annotation;
   if (cat == "gpu_user_annotation") return EventKind::gpu_annotation;
+  if (cat == "cpu_op" || cat == "python_function") return EventKind::host_op;
   return EventKind::other;
 }
 
@@ -320,7 +321,8 @@ class FileEvents {
         file_(file),
         facts_(facts),
         first_activity_(capture.activities.size()),
-        first_mark_(capture.marks.size()) {}
+        first_mark_(capture.marks.size()),
+        first_rank_(capture.ranks.size()) {}
 
   void add(const RawEvent& e, EventKind kind, std::int64_t start_ns, std::int64_t dur_ns) {
     const EventArgs a = e.has_args ? read_args(e.args) : EventArgs{};
@@ -335,7 +337,13 @@ class FileEvents {
         break;
       case EventKind::host_annotation:
       case EventKind::gpu_annotation:
-        if (may_be_step_mark(e.name) && parse_step_mark(e.name)) add_mark(e, kind, a, start_ns, dur_ns);
+        if (may_be_step_mark(e.name) && parse_step_mark(e.name)) {
+          add_mark(e, kind, a, start_ns, dur_ns);
+          break;
+        }
+        [[fallthrough]];
+      case EventKind::host_op:
+        if (kind != EventKind::gpu_annotation) add_iteration_event(e, start_ns, dur_ns);
         break;
       case EventKind::other:
         break;
@@ -349,10 +357,16 @@ class FileEvents {
     set_launch_modes();
     set_launch_times(launches_, capture_.activities, first_activity_, correlation_of_);
     // GPU-side spans give their host mark its window where it has none, never a step of their own.
+    // The host's iterations are marks the file does not hold as such: not among its step marks.
+    const std::size_t iterations =
+        add_iteration_marks(optimizer_steps_, module_calls_, launches_, host_marks_);
     resolve_step_marks(host_marks_, launches_, capture_.activities, first_activity_, correlation_of_,
                        capture_.marks);
     for (std::size_t m = 0; m < gpu_marks_.size(); ++m) gpu_marks_[m].rank = rank_for(gpu_mark_device_[m]);
-    file_.step_marks = attach_gpu_spans(gpu_marks_, capture_.marks, first_mark_);
+    file_.step_marks = attach_gpu_spans(gpu_marks_, capture_.marks, first_mark_) - iterations;
+    // A mark that launched no GPU work belongs to the file's (first) rank: it is counted there.
+    for (std::size_t m = first_mark_; m < capture_.marks.size(); ++m)
+      if (!capture_.marks[m].has_window) capture_.marks[m].rank = static_cast<std::uint32_t>(first_rank_);
   }
 
  private:
@@ -406,7 +420,7 @@ class FileEvents {
     if (kind == EventKind::host_annotation) {
       mark.host_start_ns = start_ns;
       mark.host_end_ns = start_ns + dur_ns;
-      host_marks_.push_back({thread_of(e.pid, e.tid), mark});
+      host_marks_.push_back({thread_of(e.pid, e.tid), false, mark});
       return;
     }
     mark.gpu_side = true;
@@ -415,6 +429,14 @@ class FileEvents {
     mark.gpu_end_ns = start_ns + dur_ns;
     gpu_marks_.push_back(mark);
     gpu_mark_device_.push_back(a.device ? *a.device : number_of(e.pid, -1));
+  }
+
+  // The optimizer's step (an annotation or an operator) and Python module calls: the host's iterations.
+  void add_iteration_event(const RawEvent& e, std::int64_t start_ns, std::int64_t dur_ns) {
+    const bool optimizer = e.name.starts_with(kOptimizerStepPrefix);
+    if (!optimizer && (e.cat != "python_function" || !e.name.starts_with(kModuleCallPrefix))) return;
+    (optimizer ? optimizer_steps_ : module_calls_)
+        .push_back({thread_of(e.pid, e.tid), start_ns, start_ns + dur_ns, capture_.names.intern(e.name)});
   }
 
   // A kernel whose correlation is a graph launch's was replayed by a CUDA graph; with host launches in the
@@ -434,11 +456,12 @@ class FileEvents {
   TraceCapture& capture_;
   TraceFile& file_;
   const FileFacts& facts_;
-  const std::size_t first_activity_, first_mark_;
+  const std::size_t first_activity_, first_mark_, first_rank_;
   std::map<std::int64_t, std::uint32_t> rank_of_device_;
   std::vector<std::uint64_t> correlation_of_;
   std::vector<HostLaunch> launches_;
   std::vector<HostMark> host_marks_;
+  std::vector<HostSpan> optimizer_steps_, module_calls_;
   std::unordered_set<std::uint64_t> graph_correlations_;
   std::vector<StepMark> gpu_marks_;
   std::vector<std::int64_t> gpu_mark_device_;

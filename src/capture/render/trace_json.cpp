@@ -123,6 +123,7 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
          {"detail", t.step_method_detail},
          {"gap_us", t.step_gap_us},
          {"count", t.steps},
+         {"marks_without_gpu_work", t.marks_without_gpu_work},
          {"reference_rank", t.reference_rank < 0 ? json(nullptr) : json(t.reference_rank)}}},
        {"ranks", ranks},
        {"groups", groups},
