@@ -314,6 +314,9 @@ def bad_inputs(out):
     whole = gzip.compress(text, 6)
     with open(os.path.join(out, "cut-rank-0.pt.trace.json.gz"), "wb") as f:
         f.write(whole[: len(whole) * 2 // 3])
+    compact = text.replace(b"\n", b"").replace(b",  ", b", ")  # one line, as some writers give it
+    with open(os.path.join(out, "cut-compact.json"), "wb") as f:
+        f.write(compact[: len(compact) // 2])
     first = text.index(b'"name": "ncclDevKernel_AllReduce')
     cut_at = text.index(b'"name": "ncclDevKernel_AllReduce', first + 1) + 20  # inside the second step's AllReduce
     with open(os.path.join(out, "cut-rank-0.pt.trace.json"), "wb") as f:

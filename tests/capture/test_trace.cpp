@@ -15,6 +15,7 @@
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/model/step_marks.hpp"
 #include "capture/readers/capture_inputs.hpp"
+#include "capture/readers/json_tokens.hpp"
 #include "capture/readers/kineto_reader.hpp"
 #include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
@@ -480,6 +481,59 @@ TEST_CASE("capture: a training trace's steps are never called decode") {
   CHECK_THAT(md, Contains("Communication of one step (sum of its ops"));
   CHECK_THAT(md, Contains("| kind | ops per step | us per step p50 | share of the steps' comm |"));
   CHECK(md.find("decode") == std::string::npos);
+}
+
+TEST_CASE("trace: microseconds since the epoch with decimals are read exactly, as decimal text") {
+  // ProfilerStep#7 around two 10 us GEMMs at 1712195495519689.047 and 1712195495617341.942: a step wall of
+  // 97,662.895 us (doubles hold such a timestamp to 0.25 us only: 97,663.000).
+  const TraceResult t = analyze("epoch-fraction").result;
+  REQUIRE(t.step_rows.size() == 1);
+  CHECK(t.step_rows[0].wall_us == 97662.895);
+  CHECK(t.ranks.at(0).span_us == 97662.895);
+  CHECK(microseconds_to_ns("1712195495519689.047") == 1712195495519689047);
+  CHECK(microseconds_to_ns("12") == 12000);
+  CHECK(microseconds_to_ns("12.5  \n") == 12500);
+  CHECK(microseconds_to_ns("-3.25") == -3250);
+  CHECK(microseconds_to_ns("1.2345") == 1235);  // a fourth decimal rounds half up
+  CHECK(microseconds_to_ns("1.2344999") == 1234);
+  CHECK(microseconds_to_ns("3.5e2") == 350000);
+  CHECK_FALSE(microseconds_to_ns("1."));
+  CHECK_FALSE(microseconds_to_ns("abc"));
+  CHECK_FALSE(microseconds_to_ns("\"12\""));
+  CHECK_FALSE(microseconds_to_ns("99999999999999999999"));
+  CHECK(integer_of("42 ") == 42);
+  CHECK(integer_of("4.0") == 4);
+  CHECK_FALSE(integer_of("x"));
+  CHECK(plain_string("\"ab c\"  ") == std::string_view("ab c"));
+  CHECK_FALSE(plain_string("\"a\\\"b\""));  // an escape: unescaped by the parser
+}
+
+TEST_CASE("trace: the events read a piece at a time are the events of the whole file") {
+  // Pieces of 200 bytes (one or two events each) against the default pieces (the whole array at once).
+  for (const std::string name : {"vllm-tp8/k25-vllm-rank-3.17672256003.pt.trace.json.gz",
+                                 "custom-ar-tp2/k25-custom-rank-1.1767225600.pt.trace.json",
+                                 "training-modules/train-rank-0.pt.trace.json"}) {
+    INFO(name);
+    KinetoReader whole, pieces(200);
+    TraceCapture a, b;
+    whole.read_file(fixture(name), a);
+    pieces.read_file(fixture(name), b);
+    REQUIRE(a.activities.size() == b.activities.size());
+    CHECK(a.files[0].events == b.files[0].events);
+    for (std::size_t i = 0; i < a.activities.size(); ++i) {
+      CHECK(a.activities[i].start_ns == b.activities[i].start_ns);
+      CHECK(a.activities[i].end_ns == b.activities[i].end_ns);
+      CHECK(a.names[a.activities[i].name] == b.names[b.activities[i].name]);
+      CHECK(a.activities[i].launch_ns == b.activities[i].launch_ns);
+    }
+    REQUIRE(a.marks.size() == b.marks.size());
+    for (std::size_t i = 0; i < a.marks.size(); ++i) CHECK(a.marks[i].gpu_end_ns == b.marks[i].gpu_end_ns);
+  }
+  // A one-line file cut short has no event boundary to cut at: the whole document, closed where it can be.
+  const CaptureInputs compact = read_capture_inputs({fixture("bad/cut-compact.json")});
+  CHECK(compact.trace.files.at(0).cut);
+  CHECK_THAT(compact.trace.files[0].cut_reason, Contains("the event cut there is left out"));
+  CHECK(compact.trace.files[0].kernels > 10);
 }
 
 TEST_CASE("trace: both timestamp styles give the same nanoseconds") {

@@ -10,7 +10,7 @@
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/file_bytes.hpp"
 #include "capture/readers/inspector_reader.hpp"
-#include "capture/readers/kineto_reader.hpp"
+#include "capture/readers/kineto_queue.hpp"
 #include "capture/readers/nsys_reader.hpp"
 #include "common/error.hpp"
 
@@ -132,7 +132,10 @@ std::vector<Input> input_files(const std::vector<std::string>& paths, std::vecto
 bool read_files(const std::vector<Input>& files, InspectorReader& inspector, CaptureInputs& inputs,
                 std::vector<std::string>& notes) {
   bool any_inspector = false;
-  std::unique_ptr<KinetoReader> kineto;
+  std::vector<std::string> kineto_paths;
+  for (const Input& input : files)
+    if (input.format == InputFormat::kineto) kineto_paths.push_back(input.path);
+  KinetoQueue kineto(std::move(kineto_paths));
   for (const Input& input : files) {
     try {
       switch (input.format) {
@@ -141,8 +144,7 @@ bool read_files(const std::vector<Input>& files, InspectorReader& inspector, Cap
           any_inspector = true;
           break;
         case InputFormat::kineto:
-          if (!kineto) kineto = std::make_unique<KinetoReader>();
-          kineto->read_file(input.path, inputs.trace);
+          append_trace(inputs.trace, kineto.next());
           break;
         case InputFormat::nsys:
           append_trace(inputs.trace, read_nsys_file(input.path));
