@@ -8,6 +8,7 @@
 #include "capture/analysis/capture_analysis.hpp"
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/kineto_reader.hpp"
+#include "capture/readers/trace_runs.hpp"
 #include "capture/render/capture_csv.hpp"
 #include "capture/render/capture_markdown.hpp"
 #include "common/error.hpp"

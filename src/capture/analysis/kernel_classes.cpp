@@ -87,10 +87,6 @@ std::vector<BackendRule> backend_rules_of(const YAML::Node& root, const std::str
 
 }  // namespace
 
-const KernelClassInfo& kernel_class_info(KernelClass id) {
-  return kKernelClasses[static_cast<std::size_t>(id)];
-}
-
 std::string shipped_kernel_class_table() {
   return first_existing_file(shared_file_lookup("data/kernel-classes.yaml")).string();
 }

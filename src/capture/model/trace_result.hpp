@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "capture/analysis/kernel_classes.hpp"
+#include "capture/model/kernel_class.hpp"
 #include "common/stats.hpp"
 
 namespace k25 {

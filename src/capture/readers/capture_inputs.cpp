@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/file_bytes.hpp"
 #include "capture/readers/inspector_reader.hpp"
 #include "capture/readers/kineto_queue.hpp"
 #include "capture/readers/nsys_reader.hpp"
+#include "capture/readers/trace_runs.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
