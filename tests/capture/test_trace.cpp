@@ -15,6 +15,7 @@
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/model/step_marks.hpp"
 #include "capture/readers/capture_inputs.hpp"
+#include "capture/readers/input_formats.hpp"
 #include "capture/readers/json_tokens.hpp"
 #include "capture/readers/kineto_reader.hpp"
 #include "capture/render/capture_markdown.hpp"
@@ -534,6 +535,28 @@ TEST_CASE("trace: the events read a piece at a time are the events of the whole 
   CHECK(compact.trace.files.at(0).cut);
   CHECK_THAT(compact.trace.files[0].cut_reason, Contains("the event cut there is left out"));
   CHECK(compact.trace.files[0].kernels > 10);
+}
+
+TEST_CASE("capture: the input formats are one table: docs/capture.md's list and the refusals come from it") {
+  std::ifstream in(std::string(K25_SOURCE_DIR) + "/docs/capture.md");
+  const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- input formats: generated from src/capture/readers/input_formats.cpp -->\n";
+  const std::string end = "<!-- end of input formats -->";
+  const auto from = docs.find(begin), to = docs.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  INFO("docs/capture.md's block between the input-format markers should read:\n" << input_formats_markdown());
+  CHECK(docs.substr(from + begin.size(), to - from - begin.size()) == input_formats_markdown());
+  CHECK(
+      one_of_the_formats() ==
+      "NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export");
+  CHECK(
+      formats_list() ==
+      "NCCL Inspector logs, PyTorch profiler (Kineto) traces (JSON, plain or gzip) or Nsight Systems SQLite exports");
+  // Every format named once has its row, and capture.md titles each input by its own format.
+  for (const InputFormatName& name : kInputFormatNames)
+    CHECK(format_family(name.format).format == name.format);
+  CHECK(std::string(format_title(InputFormat::kineto)) == "PyTorch profiler (Kineto)");
 }
 
 TEST_CASE("trace: both timestamp styles give the same nanoseconds") {

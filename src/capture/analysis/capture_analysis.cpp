@@ -434,7 +434,7 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   r.kinds = capture.kinds;
   r.notes = capture.notes;
   for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
-    if (file.cut && file.format == "inspector")
+    if (file.cut && file.format == InputFormat::inspector)
       r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
   const StepHints hints = capture_step_hints(settings);
   for (const CommunicatorOps& comm : join_ranks(capture)) {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "capture/model/input_format.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
@@ -70,7 +71,7 @@ struct TraceRank {
 // What was read from one trace file.
 struct TraceFile {
   std::string path;
-  std::string format;        // "kineto" | "nsys"
+  InputFormat format = InputFormat::kineto;
   std::uint64_t events = 0;  // trace events (Kineto) or rows (nsys) read
   std::uint64_t kernels = 0, copies = 0, step_marks = 0;
   std::uint64_t graph_launches = 0;  // host calls that replay a CUDA graph

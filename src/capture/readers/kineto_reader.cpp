@@ -219,7 +219,7 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
   const std::size_t file_index = capture.files.size(), first_rank = capture.ranks.size();
   capture.files.emplace_back();
   capture.files.back().path = name;
-  capture.files.back().format = "kineto";
+  capture.files.back().format = InputFormat::kineto;
   // Room for the file's activities (a few hundred bytes of JSON each): the vector never grows by copying.
   capture.activities.reserve(capture.activities.size() + bytes.size() / 256);
   const Mark before(capture);

@@ -278,10 +278,8 @@ std::string render_capture_markdown(const CaptureResult& capture, const std::vec
     coll += f.coll_records;
     p2p += f.p2p_records;
     versions.insert(f.format_versions.begin(), f.format_versions.end());
-    formats.insert(f.format == "inspector" ? "NCCL Inspector"
-                   : f.format == "kineto"  ? "PyTorch profiler (Kineto)"
-                                           : "Nsight Systems SQLite");
-    inspector = inspector || f.format == "inspector";
+    formats.insert(format_title(f.format));
+    inspector = inspector || f.format == InputFormat::inspector;
   }
   md += fmt::format(
       "{} file(s) ({}), {} collective and {} P2P records{}; {} communicator(s). "
