@@ -3,6 +3,9 @@
 #include "capture/analysis/trace_analysis.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -11,6 +14,9 @@
 
 namespace k25 {
 namespace {
+
+// Ranks whose figures are made at once: both cores.
+constexpr std::size_t kAnalysisThreads = 2;
 
 TraceResult result_start(const TraceCapture& trace, const KernelClassifier& classifier,
                          const TraceSettings& settings) {
@@ -40,6 +46,37 @@ void size_note(const TraceWork& work, TraceResult& r) {
                           : "; --model CONFIG sizes AllReduces from each step's batch"));
 }
 
+// Every rank's figures, on two cores at once (each reads the work and writes its own rank); then the run's
+// kernel time and unclassified kernels, summed in rank order.
+std::vector<TraceRankResult> ranks_figures(TraceWork& work, const std::string& step_method) {
+  std::vector<TraceRankResult> figures(work.ranks.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(kAnalysisThreads);
+  const auto run = [&](std::size_t thread) {
+    try {
+      for (std::size_t i; (i = next++) < work.ranks.size();)
+        figures[i] = rank_figures(work, work.ranks[i], step_method);
+    } catch (...) {
+      errors[thread] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < std::min(kAnalysisThreads, work.ranks.size()); ++t)
+    threads.emplace_back(run, t);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  for (RankWork& w : work.ranks) {
+    work.kernel_time_total += w.kernel_time;
+    for (const auto& [name, time] : w.unclassified) {
+      work.unclassified[name].first += time.first;
+      work.unclassified[name].second += time.second;
+    }
+  }
+  return figures;
+}
+
 }  // namespace
 
 TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifier,
@@ -49,8 +86,10 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
   r = result_start(trace, classifier, settings);
   TraceWork work(std::move(trace), classifier, settings);
   find_steps(work, r);
-  for (RankWork& w : work.ranks) {
-    r.ranks.push_back(rank_figures(work, w, r.step_method));
+  std::vector<TraceRankResult> figures = ranks_figures(work, r.step_method);
+  for (std::size_t i = 0; i < work.ranks.size(); ++i) {
+    RankWork& w = work.ranks[i];
+    r.ranks.push_back(std::move(figures[i]));
     collective_sizes(work, w, r);
     step_figures(work, w, r);
     r.steps += w.steps.size();

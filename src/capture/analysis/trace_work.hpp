@@ -55,6 +55,10 @@ struct RankWork {
   std::vector<std::int32_t> comm_step;    // per communication kernel: its step (-1: none)
   std::vector<std::uint8_t> comm_source;  // per communication kernel: its SizeSource
   std::vector<std::int64_t> joined;       // per step: the reference rank's step it lines up with (-1: none)
+  // Its part of the run's kernel time and of the unclassified kernels' (name -> count, summed ns), added to
+  // the run's once every rank's figures are made (the ranks' figures are made at once on two cores).
+  std::int64_t kernel_time = 0;
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> unclassified;
 };
 
 // Per-step samples of a (phase, batch[, rank]) group.
@@ -104,8 +108,9 @@ CommOverlap comm_overlap(std::int64_t merged_ns, std::int64_t overlapped_ns);
 // The steps of the analysis, in the order analyze_trace runs them.
 // Steps: the method for the run (marks where any rank has them, else the collectives' pattern, else gaps).
 void find_steps(TraceWork& work, TraceResult& result);
-// Per rank: whole-trace figures and the rank's unions (and its steps, where they are the GPU's idle gaps).
-TraceRankResult rank_figures(TraceWork& work, RankWork& rank, const std::string& step_method);
+// Per rank: whole-trace figures and the rank's unions (and its steps, where they are the GPU's idle gaps); it
+// reads the work and writes only `rank`, so the ranks' figures can be made at once.
+TraceRankResult rank_figures(const TraceWork& work, RankWork& rank, const std::string& step_method);
 // Per rank: each collective's step and size (the trace's, else --model's from the step's batch).
 void collective_sizes(TraceWork& work, RankWork& rank, TraceResult& result);
 // Per rank: each step's row (capture-steps.csv) and its samples into the groups.

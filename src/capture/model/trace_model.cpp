@@ -184,7 +184,7 @@ void set_launch_times(const std::vector<HostLaunch>& launches, std::vector<GpuAc
   }
 }
 
-void append_trace(TraceCapture& into, TraceCapture&& part) {
+void append_trace(TraceCapture& into, TraceCapture& part) {
   std::vector<std::uint32_t> name_map(part.names.size());
   for (std::uint32_t i = 0; i < part.names.size(); ++i) name_map[i] = into.names.intern(part.names[i]);
   const auto rank_offset = static_cast<std::uint32_t>(into.ranks.size());

@@ -161,7 +161,11 @@ std::size_t attach_gpu_spans(std::vector<StepMark>& gpu_spans, std::vector<StepM
 void set_launch_times(const std::vector<HostLaunch>& launches, std::vector<GpuActivity>& activities,
                       std::size_t first, const std::vector<std::uint64_t>& correlation_of);
 
-// Merges another capture (one file read on its own) into `into`, renumbering names, ranks and files.
-void append_trace(TraceCapture& into, TraceCapture&& part);
+// Merges another capture (one file read on its own) into `into`, renumbering names, ranks and files. `part`'s
+// ranks, files and notes are moved out; its activities and marks are copied (their room stays for reuse).
+void append_trace(TraceCapture& into, TraceCapture& part);
+inline void append_trace(TraceCapture& into, TraceCapture&& part) {
+  append_trace(into, part);
+}
 
 }  // namespace k25

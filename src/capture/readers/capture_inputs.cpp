@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "capture/readers/file_bytes.hpp"
+#include "capture/readers/huge_pages.hpp"
 #include "capture/readers/input_formats.hpp"
 #include "capture/readers/inspector_reader.hpp"
 #include "capture/readers/kineto_queue.hpp"
@@ -140,6 +141,7 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
     if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
   inputs.trace.activities.reserve(
       static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
+  prefer_huge_pages(inputs.trace.activities.data(), inputs.trace.activities.capacity() * sizeof(GpuActivity));
   InspectorReader inspector;
   const bool any_inspector = read_files(files, inspector, inputs, notes);
   if (!any_inspector && inputs.trace.empty())

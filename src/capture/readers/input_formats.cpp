@@ -39,7 +39,9 @@ void read_inspector(const std::string& path, InputReaders& readers) {
 }
 
 void read_kineto(const std::string&, InputReaders& readers) {
-  append_trace(readers.trace, readers.kineto.next());
+  TraceCapture part = readers.kineto.next();
+  append_trace(readers.trace, part);
+  readers.kineto.give_back(std::move(part));
 }
 
 void read_nsys(const std::string& path, InputReaders& readers) {

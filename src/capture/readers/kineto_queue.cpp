@@ -25,6 +25,7 @@ void KinetoQueue::work() {
   KinetoReader reader;
   for (;;) {
     std::size_t index = 0;
+    Result result;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       // At most one file per worker read ahead of the one taken: the captures waiting stay few.
@@ -33,8 +34,11 @@ void KinetoQueue::work() {
       });
       if (stopping_ || next_to_read_ >= paths_.size()) return;
       index = next_to_read_++;
+      if (!spare_.empty()) {
+        result.capture = std::move(spare_.back());
+        spare_.pop_back();
+      }
     }
-    Result result;
     try {
       reader.read_file(paths_[index], result.capture);
     } catch (...) {
@@ -46,6 +50,18 @@ void KinetoQueue::work() {
     }
     changed_.notify_all();
   }
+}
+
+void KinetoQueue::give_back(TraceCapture&& used) {
+  // Emptied, its activities' room kept.
+  used.files.clear();
+  used.ranks.clear();
+  used.activities.clear();
+  used.marks.clear();
+  used.names = NameTable();
+  used.notes.clear();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  spare_.push_back(std::move(used));
 }
 
 TraceCapture KinetoQueue::next() {

@@ -30,6 +30,9 @@ class KinetoQueue {
   // TraceWithoutGpuEvents).
   TraceCapture next();
 
+  // A capture taken and appended: a worker reads a later file into it, its memory already in place.
+  void give_back(TraceCapture&& used);
+
  private:
   struct Result {
     TraceCapture capture;
@@ -41,6 +44,7 @@ class KinetoQueue {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::optional<Result>> results_;
+  std::vector<TraceCapture> spare_;
   std::size_t next_to_read_ = 0, next_to_take_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> workers_;

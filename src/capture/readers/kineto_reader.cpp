@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "capture/readers/file_bytes.hpp"
+#include "capture/readers/huge_pages.hpp"
 #include "capture/readers/kineto_events.hpp"
 #include "capture/readers/kineto_layout.hpp"
 #include "common/error.hpp"
@@ -222,6 +223,7 @@ void KinetoReader::Impl::read(FileBytes& bytes, const std::string& name, TraceCa
   capture.files.back().format = InputFormat::kineto;
   // Room for the file's activities (a few hundred bytes of JSON each): the vector never grows by copying.
   capture.activities.reserve(capture.activities.size() + bytes.size() / 256);
+  prefer_huge_pages(capture.activities.data(), capture.activities.capacity() * sizeof(GpuActivity));
   const Mark before(capture);
   KinetoFacts facts;
   std::optional<KinetoEvents> events;
