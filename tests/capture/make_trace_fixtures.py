@@ -19,8 +19,9 @@ Every timeline is laid out so that its figures can be worked by hand; test_trace
   nsys-graphs.sqlite an export that traced CUDA graphs whole (graph launches, no kernels inside them)
   deepseek-ep/       DeepSeek's own DeepEP build (dpsk::ep::internode::...): 4 notify_dispatch and 12 cached_notify
                      kernels (Notify, 6 us each), 8 dispatch (120 us) and 8 combine (80 us), 4 get_dispatch_layout
-  backends-tp8/      one rank of 8 whose collectives ran on several backends: NCCL with c10d sizes, vLLM's custom
-                     all-reduce, torch symmetric memory, FlashInfer's fusion, DeepEP low-latency
+  backends-tp8/      one rank of 8 whose collectives ran on eleven backends: NCCL with c10d sizes, vLLM's custom
+                     all-reduce, torch symmetric memory, FlashInfer's fusion, DeepEP low-latency, NCCL symmetric,
+                     quick all-reduce, MSCCL++, pplx-kernels, NCCL EP, TRT-LLM's fusion
   training-*/        five training iterations without ProfilerStep marks, the GPU mostly idle: with the optimizer's
                      Optimizer.step#SGD.step marks (optimizer/), with nn.Module python_function calls (modules/),
                      with neither (gaps/)
@@ -180,6 +181,16 @@ BACKEND_KERNELS = [
      7, None),
     ("void deep_ep::internode_ll::dispatch<false, 3, 10, 7168>(void*, float*, int*, long*, int*, int*, long*, void*)",
      30, None),
+    ("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16(ncclSymkDevWorkArgs4K)", 8, None),
+    ("void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16, quickreduce::CodecFP<__hip_bfloat16>, false>>(__hip_bfloat16 const*, __hip_bfloat16*, unsigned int, int, int, unsigned char**, unsigned int, long)",
+     11, None),
+    ("void allreduce_LL_1node<__nv_bfloat16>(mscclpp::MemoryChannelDeviceHandle*, __nv_bfloat16*, __nv_bfloat16*, void*, int, int, int, unsigned long, unsigned int)",
+     6, None),
+    ("void (anonymous namespace)::dispatchKernel<8u, true, true>(int*, unsigned long, std::byte*, unsigned long, unsigned long)",
+     25, None),
+    ("nccl_ep_jit_ll_combine_kernel", 28, None),
+    ("void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<(tensorrt_llm::kernels::ar_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, true, true>(tensorrt_llm::kernels::ar_fusion::AllReduceFusionParams)",
+     5, None),
 ]
 
 

@@ -384,9 +384,11 @@ TEST_CASE(
 
 TEST_CASE("trace: the backend that ran each kind and size, and the engines' rules for another link") {
   // One rank of 8: NCCL 1 AllReduce of 7,168 BFloat16 (c10d), vLLM's custom all-reduce 2 x 12 us, torch
-  // symmetric memory 3 x 9 us, FlashInfer's fusion 4 x 7 us, DeepEP low-latency 5 dispatches of 30 us.
+  // symmetric memory 3 x 9 us, FlashInfer's fusion 4 x 7 us, DeepEP low-latency 5 dispatches of 30 us, NCCL's
+  // symmetric kernel 6 x 8 us, quick all-reduce 7 x 11 us, MSCCL++ 8 x 6 us, pplx 9 dispatches of 25 us, NCCL
+  // EP 10 combines of 28 us, TRT-LLM's fusion 11 x 5 us.
   const TraceResult t = analyze("backends-tp8").result;
-  REQUIRE(t.backends.size() == 5);
+  REQUIRE(t.backends.size() == 11);
   const auto row = [&](std::size_t i, const std::string& kind, std::optional<std::uint64_t> bytes,
                        const std::string& backend, std::uint64_t count, double op_us) {
     INFO(i);
@@ -397,10 +399,16 @@ TEST_CASE("trace: the backend that ran each kind and size, and the engines' rule
     CHECK(t.backends[i].op_us_p50 == Approx(op_us).margin(1e-9));
   };
   row(0, "AllReduce", std::nullopt, "FlashInfer all-reduce fusion (oneshot)", 4, 7.0);
-  row(1, "AllReduce", std::nullopt, "torch symmetric memory (two-shot)", 3, 9.0);
-  row(2, "AllReduce", std::nullopt, "vLLM custom all-reduce (2-stage)", 2, 12.0);
-  row(3, "AllReduce", 14336, "NCCL (RING_LL kernel)", 1, 20.0);
-  row(4, "Dispatch", std::nullopt, "DeepEP (internode_ll)", 5, 30.0);
+  row(1, "AllReduce", std::nullopt, "MSCCL++ (LL 1node)", 8, 6.0);
+  row(2, "AllReduce", std::nullopt, "NCCL symmetric (RSxLD_AGxST kernel)", 6, 8.0);
+  row(3, "AllReduce", std::nullopt, "TRT-LLM all-reduce fusion (oneshot)", 11, 5.0);
+  row(4, "AllReduce", std::nullopt, "torch symmetric memory (two-shot)", 3, 9.0);
+  row(5, "AllReduce", std::nullopt, "vLLM custom all-reduce (2-stage)", 2, 12.0);
+  row(6, "AllReduce", std::nullopt, "vLLM quick all-reduce (twoshot)", 7, 11.0);
+  row(7, "AllReduce", 14336, "NCCL (RING_LL kernel)", 1, 20.0);
+  row(8, "Combine", std::nullopt, "NCCL EP (ll)", 10, 28.0);
+  row(9, "Dispatch", std::nullopt, "DeepEP (internode_ll)", 5, 30.0);
+  row(10, "Dispatch", std::nullopt, "pplx-kernels", 9, 25.0);
   // vLLM would not run its custom all-reduce on 8 PCIe GPUs, nor torch symmetric memory without NVSwitch.
   REQUIRE(t.backend_rules.size() == 2);
   CHECK(t.backend_rules[0].backend == "vLLM custom all-reduce (2-stage)");

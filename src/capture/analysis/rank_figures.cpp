@@ -42,6 +42,11 @@ void add_kernel(const TraceWork& work, RankWork& w, const GpuActivity& a, Kernel
 
 RankIntervals collect(const TraceWork& work, RankWork& w, TraceRankResult& rr) {
   RankIntervals in;
+  // Room for what is known to come: the vectors never grow by copying.
+  in.all.reserve(w.acts.size());
+  in.kernels.reserve(w.acts.size());
+  in.comm.reserve(w.comm.size());
+  in.compute.reserve(w.acts.size() - w.comm.size());
   for (std::uint32_t i : w.acts) {
     const GpuActivity& a = work.trace.activities[i];
     const KernelClass cls = work.classes.class_of(a);
