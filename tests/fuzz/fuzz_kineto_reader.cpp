@@ -1,7 +1,7 @@
 // libFuzzer target: the PyTorch profiler (Kineto) reader behind `k25comm capture`, plain JSON or gzip (its
 // events parsed in small pieces), then what the command does with a trace (run checks, kernel classes, steps,
-// per-step figures, join cost, the records' communicator analysis, capture.json/capture.md/CSV rendering); bad
-// input must end in a k25::Error.
+// per-step figures, join cost, the records' communicator analysis, capture.json/capture.md/CSV rendering);
+// bad input must end in a k25::Error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
