@@ -97,7 +97,7 @@ struct TraceWork {
   std::vector<RankWork> ranks;      // in rank order
   std::int64_t origin = INT64_MAX;  // the run's first GPU activity
   StepGroups groups;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> unclassified;  // per name: count, summed ns
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> unclassified;  // per name: count, summed ns
   std::int64_t kernel_time_total = 0;
   std::uint64_t graph_unknown = 0;  // collectives without a size that a CUDA graph replayed
 };

@@ -8,7 +8,49 @@
 #include "capture/readers/json_tokens.hpp"
 
 namespace k25 {
+
+// The fields KinetoEvents::Event holds, outside the anonymous namespace: Event (declared in the header) has
+// external linkage.
+namespace kineto_event_fields {
+
+enum class EventKind : std::uint8_t {
+  unknown,  // no "cat" seen yet
+  other,
+  kernel,
+  memcpy,
+  memset,
+  launch,
+  host_annotation,
+  gpu_annotation,
+  host_op
+};
+
+// What the event's args hold that the model needs.
+struct EventArgs {
+  std::optional<std::int64_t> device, stream, correlation;
+  bool graph = false;  // "graph id" / "graph node id" (Kineto 2026 and later)
+  std::string_view collective, dtype;
+  std::optional<std::int64_t> in_nelems, out_nelems;
+};
+
+// A pid or tid: an integer, or the hash of its text.
+struct Id {
+  std::string_view token;
+  std::optional<std::int64_t> number() const { return token.empty() ? std::nullopt : integer_of(token); }
+  std::uint64_t hash() const {
+    if (token.empty()) return 0;
+    if (const auto n = number()) return static_cast<std::uint64_t>(*n);
+    return std::hash<std::string_view>{}(plain_string(token).value_or(token));
+  }
+};
+
+}  // namespace kineto_event_fields
+
 namespace {
+
+using kineto_event_fields::EventArgs;
+using kineto_event_fields::EventKind;
+using kineto_event_fields::Id;
 
 using simdjson::ondemand::value;
 using JsonObject = simdjson::ondemand::object;
@@ -49,18 +91,6 @@ std::uint64_t c10_dtype_bytes(std::string_view dtype) {
   return found == kBytes.end() ? 0 : found->second;
 }
 
-enum class EventKind : std::uint8_t {
-  unknown,  // no "cat" seen yet
-  other,
-  kernel,
-  memcpy,
-  memset,
-  launch,
-  host_annotation,
-  gpu_annotation,
-  host_op
-};
-
 EventKind kind_of(std::string_view cat) {
   if (cat == "kernel" || cat == "Kernel") return EventKind::kernel;
   if (cat == "gpu_memcpy" || cat == "Memcpy") return EventKind::memcpy;
@@ -77,14 +107,6 @@ EventKind kind_of(std::string_view cat) {
 bool wants_args(EventKind kind) {
   return kind != EventKind::other && kind != EventKind::host_annotation && kind != EventKind::host_op;
 }
-
-// What the event's args hold that the model needs.
-struct EventArgs {
-  std::optional<std::int64_t> device, stream, correlation;
-  bool graph = false;  // "graph id" / "graph node id" (Kineto 2026 and later)
-  std::string_view collective, dtype;
-  std::optional<std::int64_t> in_nelems, out_nelems;
-};
 
 EventArgs read_args(value v) {
   EventArgs a;
@@ -134,17 +156,6 @@ std::uint64_t c10d_bytes(const EventArgs& a) {
   if (!n || *n <= 0 || static_cast<std::uint64_t>(*n) > UINT64_MAX / element_bytes) return 0;
   return static_cast<std::uint64_t>(*n) * element_bytes;
 }
-
-// A pid or tid: an integer, or the hash of its text.
-struct Id {
-  std::string_view token;
-  std::optional<std::int64_t> number() const { return token.empty() ? std::nullopt : integer_of(token); }
-  std::uint64_t hash() const {
-    if (token.empty()) return 0;
-    if (const auto n = number()) return static_cast<std::uint64_t>(*n);
-    return std::hash<std::string_view>{}(plain_string(token).value_or(token));
-  }
-};
 
 }  // namespace
 
