@@ -66,6 +66,16 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
         {{"kind", k.kind}, {"ops_per_step", k.ops_per_step}, {"merged_us", k.merged_us}, {"share", k.share}});
   for (const LiveStepClass& c : l.classes)
     classes.push_back({{"class", c.cls}, {"merged_us", c.merged_us}, {"share", c.share}});
+  nlohmann::json backends = nlohmann::json::array(), backend_rules = nlohmann::json::array();
+  for (const LiveStepBackend& b : l.backends)
+    backends.push_back({{"kind", b.kind},
+                        {"bytes", b.bytes ? nlohmann::json(*b.bytes) : nlohmann::json()},
+                        {"backend", b.backend},
+                        {"count", b.count},
+                        {"op_us_p50", b.op_us_p50}});
+  for (const LiveStepBackendRule& r : l.backend_rules)
+    backend_rules.push_back(
+        {{"backend", r.backend}, {"ranks", r.ranks}, {"rule", r.rule}, {"source", r.source}});
   const auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
@@ -86,6 +96,8 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
                      {"comm_busy_share", l.comm_busy_share},
                      {"kinds", kinds},
                      {"classes", classes},
+                     {"backends", backends},
+                     {"backend_rules", backend_rules},
                      {"level_tpot_ms", optional(l.level_tpot_ms)},
                      {"window_tpot_ms", optional(l.window_tpot_ms)},
                      {"replay_burst_ms", optional(l.replay_burst_ms)}};
@@ -112,6 +124,16 @@ void from_json(const nlohmann::json& j, LiveStepLevel& l) {
                        k.value("share", 0.0)});
   for (const nlohmann::json& c : j.value("classes", nlohmann::json::array()))
     l.classes.push_back({c.value("class", ""), c.value("merged_us", 0.0), c.value("share", 0.0)});
+  for (const nlohmann::json& b : j.value("backends", nlohmann::json::array())) {
+    LiveStepBackend backend{b.value("kind", ""), std::nullopt, b.value("backend", ""),
+                            b.value("count", std::uint64_t{0}), b.value("op_us_p50", 0.0)};
+    if (b.contains("bytes") && b["bytes"].is_number_unsigned())
+      backend.bytes = b["bytes"].get<std::uint64_t>();
+    l.backends.push_back(std::move(backend));
+  }
+  for (const nlohmann::json& r : j.value("backend_rules", nlohmann::json::array()))
+    l.backend_rules.push_back(
+        {r.value("backend", ""), r.value("ranks", 0), r.value("rule", ""), r.value("source", "")});
 }
 
 void to_json(nlohmann::json& j, const LiveProfile& live) {
