@@ -13,6 +13,7 @@
 
 #include "capture/analysis/rank_join.hpp"
 #include "capture/analysis/step_detection.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
 namespace {
@@ -23,7 +24,7 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
 
 std::optional<int> tokens_of(std::uint64_t bytes, const std::string& kind,
                              const std::optional<CaptureModel>& model) {
-  if (!model || kind != "AllReduce") return std::nullopt;
+  if (!model || !names_kind(kind, CollectiveKind::allreduce)) return std::nullopt;
   const std::uint64_t per_token = model->bytes_per_token();
   if (per_token == 0 || bytes % per_token != 0 || bytes / per_token > static_cast<std::uint64_t>(INT_MAX))
     return std::nullopt;
@@ -134,11 +135,12 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
   }
   if (!d.found) return s;
   s.size_kind = kinds[d.dominant_kind];
-  if (model && s.size_kind == "AllReduce") s.bytes_per_token = model->bytes_per_token();
+  if (model && names_kind(s.size_kind, CollectiveKind::allreduce))
+    s.bytes_per_token = model->bytes_per_token();
   if (model) {
     int allreduces = 0;
     for (const PatternRun& run : d.pattern)
-      if (kinds[run.kind] == "AllReduce") allreduces += run.count;
+      if (names_kind(kinds[run.kind], CollectiveKind::allreduce)) allreduces += run.count;
     s.matches_model = allreduces == model->allreduces_per_step;
   }
 
@@ -416,7 +418,7 @@ void communicator_notes(const CommunicatorOps& comm, const CommunicatorResult& c
   if (c.step.matches_model && !*c.step.matches_model) {
     int allreduces = 0;
     for (const auto& [kind, count] : c.step.pattern)
-      if (kind == "AllReduce") allreduces += count;
+      if (names_kind(kind, CollectiveKind::allreduce)) allreduces += count;
     notes.push_back(
         fmt::format("communicator {}: the captured step holds {} AllReduces; the model config gives {} ({})",
                     who, allreduces, settings.model->allreduces_per_step, settings.model->allreduces_rule));

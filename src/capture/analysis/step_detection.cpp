@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/collective_kind_names.hpp"
+
 namespace k25 {
 namespace {
 
@@ -241,11 +243,11 @@ std::string no_step_reason(const std::vector<std::string>& kinds,
   if (only_incomplete)
     return "missing sequence numbers (dropped or sampled records) break every candidate step";
   if (present.size() == 1)
-    return fmt::format("the sequence holds only {} ops: no op occurs once per step to delimit steps{}",
-                       present.front(),
-                       present.front() == "AllReduce" && !hints.model_allreduces_per_step
-                           ? "; --model CONFIG cuts AllReduce runs by the model's AllReduces per step"
-                           : "");
+    return fmt::format(
+        "the sequence holds only {} ops: no op occurs once per step to delimit steps{}", present.front(),
+        names_kind(present.front(), CollectiveKind::allreduce) && !hints.model_allreduces_per_step
+            ? "; --model CONFIG cuts AllReduce runs by the model's AllReduces per step"
+            : "");
   return fmt::format("no op kind recurs once per step with the same ops between ({} tried)",
                      fmt::join(present, ", "));
 }
@@ -364,7 +366,7 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
   bool only_incomplete = false;
   Spans spans = given ? given_steps(comm, kinds, hints, d)
                       : anchor_steps(comm, kinds, candidates, uncertain, d, only_incomplete);
-  const auto allreduce = std::find(kinds.begin(), kinds.end(), "AllReduce");
+  const auto allreduce = std::find(kinds.begin(), kinds.end(), recorded_name(CollectiveKind::allreduce));
   const auto allreduce_kind = static_cast<std::uint16_t>(allreduce - kinds.begin());
   if (!d.found && !given && hints.model_allreduces_per_step && *hints.model_allreduces_per_step > 0 &&
       allreduce != kinds.end() && kind_count[allreduce_kind] > 0)
