@@ -74,17 +74,22 @@ struct LevelBackend {
   int concurrency = 0;
   const LiveStepBackend* backend = nullptr;
 };
-using B = const LevelBackend&;
+using LevelBackendRef = const LevelBackend&;
 
 Columns<LevelBackend> backend_columns() {
   return {
-      {"C", "", [](B r) { return TableCell::count(r.concurrency); }},
-      {"kind", "", [](B r) { return TableCell(r.backend->kind); }, kEveryOutput, 0, Align::left},
+      {"C", "", [](LevelBackendRef r) { return TableCell::count(r.concurrency); }},
+      {"kind", "", [](LevelBackendRef r) { return TableCell(r.backend->kind); }, kEveryOutput, 0,
+       Align::left},
       {"bytes", "",
-       [](B r) { return TableCell(r.backend->bytes ? std::to_string(*r.backend->bytes) : "unknown"); }},
-      {"backend", "", [](B r) { return TableCell(r.backend->backend); }, kEveryOutput, 0, Align::left},
-      {"count", "", [](B r) { return TableCell::count(static_cast<double>(r.backend->count)); }},
-      {"op p50", "us", [](B r) { return TableCell(readable_number(r.backend->op_us_p50)); }},
+       [](LevelBackendRef r) {
+         return TableCell(r.backend->bytes ? std::to_string(*r.backend->bytes) : "unknown");
+       }},
+      {"backend", "", [](LevelBackendRef r) { return TableCell(r.backend->backend); }, kEveryOutput, 0,
+       Align::left},
+      {"count", "",
+       [](LevelBackendRef r) { return TableCell::count(static_cast<double>(r.backend->count)); }},
+      {"op p50", "us", [](LevelBackendRef r) { return TableCell(readable_number(r.backend->op_us_p50)); }},
   };
 }
 

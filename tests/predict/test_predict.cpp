@@ -576,7 +576,7 @@ TEST_CASE("predict from a serve and replay report: TPOT per concurrency and tok/
   row.concurrency = 4;
   row.tokens = 4;
   row.tpot_ms = 20;
-  row.comm.push_back({"allreduce_eager", 4, 3.0, EstimateSource::measured, 0.15});
+  row.comm.push_back({{"allreduce", TimingMode::eager}, 4, 3.0, EstimateSource::measured, 0.15});
   report.attribution.push_back(row);
   const BaseDocument base = base_from_report(report, "merged/report.json");
   REQUIRE(base.levels.size() == 1);
@@ -646,7 +646,9 @@ TEST_CASE("a trace without phase marks or batch (training, DLRM) is a base of it
   REQUIRE(base.levels[0].kinds[0].join);
   CHECK(base.levels[0].kinds[0].join->wait_us == 15);
   const AltPrediction p = predict_with(base, alt_file(data("all_reduce_perf.txt"), "", 8), {});
-  CHECK_THAT(p.headline, Contains("on all_reduce_perf: step 10.0 -> 7.5 .. 8.5 ms (-25 .. -15 %) [predicted, range:"));
-  CHECK(p.mismatches.front() ==
-        "rank count differs: the base's group is 8 ranks, all_reduce_perf measured 2: its op times are another group size's");
+  CHECK_THAT(p.headline,
+             Contains("on all_reduce_perf: step 10.0 -> 7.5 .. 8.5 ms (-25 .. -15 %) [predicted, range:"));
+  CHECK(
+      p.mismatches.front() ==
+      "rank count differs: the base's group is 8 ranks, all_reduce_perf measured 2: its op times are another group size's");
 }

@@ -107,7 +107,9 @@ TEST_CASE("the live step sits beside the level's TPOT, the window's and the repl
   serve.profile.windows.push_back(window);
   AttributionRow row;
   row.concurrency = 8;
-  row.comm = {{"allreduce_eager", 8, 7.5}, {"allreduce_graph", 8, 6.2}, {"alltoall_eager", 1, 0.62}};
+  row.comm = {{{"allreduce", TimingMode::eager}, 8, 7.5},
+              {{"allreduce", TimingMode::graph}, 8, 6.2},
+              {{"alltoall", TimingMode::eager}, 1, 0.62}};
   relate_live_steps(live, serve, {row});
   CHECK(live.levels[0].level_tpot_ms == 12.4);
   CHECK(live.levels[0].window_tpot_ms == 14.0);
