@@ -5,14 +5,11 @@
 #include <cmath>
 #include <utility>
 
+#include "common/enum_names.hpp"
 #include "common/json_integer.hpp"
 
 namespace k25 {
 namespace {
-
-std::string share_key(Phase phase, TimingMode mode) {
-  return std::string(to_string(phase)) + "_" + to_string(mode);
-}
 
 // The later of two sources in measured < interpolated < extrapolated: a sum is only as good as its weakest
 // part.
@@ -32,6 +29,25 @@ LogLogCurve step_ms_curve(const std::vector<PhaseResult>& results, Phase phase, 
 }
 
 }  // namespace
+
+std::string ShareKey::text() const {
+  return family + "_" + to_string(mode);
+}
+
+bool ShareKey::per_rank_tokens() const {
+  return family == to_string(Phase::dispatch) || family == to_string(Phase::combine) || family == "alltoall";
+}
+
+ShareKey share_key(Phase phase, TimingMode mode) {
+  return {to_string(phase), mode};
+}
+
+ShareKey parse_share_key(const std::string& text) {
+  const std::size_t cut = text.rfind('_');
+  const std::string mode = cut == std::string::npos ? "" : text.substr(cut + 1);
+  return {text.substr(0, cut == std::string::npos ? text.size() : cut),
+          enum_from_name_or_throw<TimingMode>("attribution key " + text + ": timing mode", mode)};
+}
 
 double alltoall_tokens_per_rank(int concurrency, int ranks) {
   const double per_rank = static_cast<double>(concurrency) / static_cast<double>(std::max(ranks, 1));
@@ -70,7 +86,7 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
       const CommShare* combine = find_share(row, share_key(Phase::combine, mode));
       if (!dispatch || !combine) continue;
       const double ms = dispatch->comm_ms + combine->comm_ms;
-      row.comm.push_back({std::string("alltoall_") + to_string(mode), dispatch->tokens, ms,
+      row.comm.push_back({ShareKey{"alltoall", mode}, dispatch->tokens, ms,
                           weaker(dispatch->source, combine->source), ms / row.tpot_ms});
     }
     if (!row.comm.empty()) rows.push_back(std::move(row));  // a serve-only report attributes nothing
@@ -80,10 +96,15 @@ std::vector<AttributionRow> attribute_decode_time(const std::vector<PhaseResult>
   return rows;
 }
 
-const CommShare* find_share(const AttributionRow& row, const std::string& key) {
+const CommShare* find_share(const AttributionRow& row, const ShareKey& key) {
   const auto it =
       std::find_if(row.comm.begin(), row.comm.end(), [&](const CommShare& c) { return c.key == key; });
   return it == row.comm.end() ? nullptr : &*it;
+}
+
+const CommShare* graph_else_eager_share(const AttributionRow& row, const std::string& family) {
+  if (const CommShare* graph = find_share(row, {family, TimingMode::graph})) return graph;
+  return find_share(row, {family, TimingMode::eager});
 }
 
 void to_json(nlohmann::json& j, const AttributionRow& row) {
@@ -91,11 +112,12 @@ void to_json(nlohmann::json& j, const AttributionRow& row) {
                  source = nlohmann::json::object(), tokens = nlohmann::json::object();
   nlohmann::json order = nlohmann::json::array(), exceeds_tpot = nlohmann::json::array();
   for (const CommShare& c : row.comm) {
-    comm_ms[c.key] = c.comm_ms;
-    share[c.key] = c.share;
-    source[c.key] = to_string(c.source);
-    order.push_back(c.key);
-    if (c.share > 1.0) exceeds_tpot.push_back(c.key);
+    const std::string key = c.key.text();
+    comm_ms[key] = c.comm_ms;
+    share[key] = c.share;
+    source[key] = to_string(c.source);
+    order.push_back(key);
+    if (c.share > 1.0) exceeds_tpot.push_back(key);
   }
   j = nlohmann::json{{"concurrency", row.concurrency},
                      {"tokens", row.tokens},
@@ -121,14 +143,14 @@ void from_json(const nlohmann::json& j, AttributionRow& row) {
   row.comm.clear();
   for (const std::string& key : keys) {
     CommShare c;
-    c.key = key;
+    c.key = parse_share_key(key);
     c.comm_ms = comm_ms.at(key).get<double>();
     c.share = j.contains("share") && j["share"].contains(key) ? j["share"][key].get<double>()
                                                               : c.comm_ms / row.tpot_ms;
     c.source = j.contains("source") && j["source"].contains(key)
                    ? parse_estimate_source(j["source"][key].get<std::string>())
                    : EstimateSource::measured;
-    c.tokens = key.rfind("allreduce", 0) == 0 ? row.tokens : row.alltoall_tokens_per_rank;
+    c.tokens = c.key.per_rank_tokens() ? row.alltoall_tokens_per_rank : row.tokens;
     row.comm.push_back(std::move(c));
   }
 }

@@ -15,10 +15,25 @@
 
 namespace k25 {
 
+// What a share is of: a phase's burst ("allreduce", "dispatch", ...; or "alltoall": dispatch + combine
+// together) in one timing mode; report.json writes it "<family>_<mode>" ("allreduce_graph",
+// "alltoall_eager").
+struct ShareKey {
+  std::string family;
+  TimingMode mode = TimingMode::eager;
+
+  std::string text() const;
+  // Whether its tokens are an All-to-All's per rank (dispatch, combine, alltoall), else the step's T = C.
+  bool per_rank_tokens() const;
+  bool operator==(const ShareKey&) const = default;
+};
+ShareKey share_key(Phase phase, TimingMode mode);
+// The key report.json writes as `text`. Throws Error for one whose mode is not eager, graph or decode.
+ShareKey parse_share_key(const std::string& text);
+
 // Communication of one phase burst (or of dispatch + combine together) in one decode step.
 struct CommShare {
-  std::string key;  // "allreduce_eager", "allreduce_graph", "dispatch_eager", ..., "alltoall_eager" (dispatch
-                    // + combine)
+  ShareKey key;
   double tokens = 0;   // token count the estimate is for (AllReduce: C; All-to-All: tokens per rank)
   double comm_ms = 0;  // step burst time, p50 over trials of the slowest rank, in milliseconds
   EstimateSource source = EstimateSource::measured;
@@ -53,6 +68,10 @@ void to_json(nlohmann::json& j, const AttributionRow& row);
 void from_json(const nlohmann::json& j, AttributionRow& row);
 
 // The share entry for `key`, or null when the row has none.
-const CommShare* find_share(const AttributionRow& row, const std::string& key);
+const CommShare* find_share(const AttributionRow& row, const ShareKey& key);
+
+// The graph share of `family` ("allreduce", "alltoall") where the row has one, else the eager one, else null:
+// the burst that stands for a decode step's communication.
+const CommShare* graph_else_eager_share(const AttributionRow& row, const std::string& family);
 
 }  // namespace k25

@@ -20,16 +20,11 @@ ServeDerivedGaps gaps_from_serve(const RunReport& report, int num_layers) {
   ServeDerivedGaps gaps;
   gaps.concurrency = row->concurrency;
   gaps.tpot_ms = row->tpot_ms;
-  for (const char* part : {"allreduce", "alltoall"}) {
-    for (const char* mode : {"graph", "eager"}) {
-      const std::string key = fmt::format("{}_{}", part, mode);
-      if (const CommShare* share = find_share(*row, key)) {
-        gaps.comm_ms += share->comm_ms;
-        gaps.keys.push_back(key);
-        break;
-      }
+  for (const char* part : {"allreduce", "alltoall"})
+    if (const CommShare* share = graph_else_eager_share(*row, part)) {
+      gaps.comm_ms += share->comm_ms;
+      gaps.keys.push_back(share->key.text());
     }
-  }
   if (gaps.keys.empty())
     throw UsageError(
         fmt::format("--gaps-from: the report measured no communication at concurrency {}", gaps.concurrency));

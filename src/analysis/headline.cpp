@@ -35,14 +35,8 @@ const char* estimate_words(EstimateSource source) {
   return "";
 }
 
-// The graph share of `family` ("allreduce", "alltoall") where there is one, else the eager one.
-const CommShare* preferred_share(const AttributionRow& row, const std::string& family) {
-  if (const CommShare* graph = find_share(row, family + "_graph")) return graph;
-  return find_share(row, family + "_eager");
-}
-
 std::string mode_of(const CommShare& share) {
-  return share.key.substr(share.key.rfind('_') + 1);
+  return to_string(share.key.mode);
 }
 
 std::string per_rank(double tokens) {
@@ -51,12 +45,12 @@ std::string per_rank(double tokens) {
 
 std::string attribution_sentence(const AttributionRow& row) {
   std::vector<std::string> parts;
-  if (const CommShare* allreduce = preferred_share(row, "allreduce"))
+  if (const CommShare* allreduce = graph_else_eager_share(row, "allreduce"))
     parts.push_back(fmt::format("AllReduce burst = {:.1f} % of TPOT at C={} ({} of {}, {}{}){}",
                                 allreduce->share * 100.0, row.concurrency, ms(allreduce->comm_ms),
                                 ms(row.tpot_ms), mode_of(*allreduce), estimate_words(allreduce->source),
                                 above_tpot(*allreduce)));
-  if (const CommShare* alltoall = preferred_share(row, "alltoall")) {
+  if (const CommShare* alltoall = graph_else_eager_share(row, "alltoall")) {
     const std::string where = parts.empty() ? fmt::format(" of TPOT at C={}", row.concurrency) : "";
     parts.push_back(fmt::format("All-to-All = {:.1f} %{} ({} dispatch + combine at {}, {}{}){}",
                                 alltoall->share * 100.0, where, ms(alltoall->comm_ms),

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/json_integer.hpp"
+#include "common/optional_json.hpp"
 
 namespace k25 {
 
@@ -202,18 +203,7 @@ StepPrediction predict_step(const LatencyFit& fit, int tokens) {
   return {tokens, predict_step_us(fit, tokens), tokens < fit.min_tokens || tokens > fit.max_tokens};
 }
 
-namespace {
-
-nlohmann::json optional_number(const std::optional<double>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-std::optional<double> read_optional_number(const nlohmann::json& j, const char* key) {
-  if (j.contains(key) && j[key].is_number()) return j[key].get<double>();
-  return std::nullopt;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void to_json(nlohmann::json& j, const LatencyFit& fit) {
   j = nlohmann::json{
@@ -221,9 +211,9 @@ void to_json(nlohmann::json& j, const LatencyFit& fit) {
       {"mode", to_string(fit.mode)},
       {"points", fit.points},
       {"alpha_us", fit.alpha_us},
-      {"alpha_stderr_us", optional_number(fit.alpha_stderr_us)},
-      {"beta_gbps", optional_number(fit.beta_gbps)},
-      {"beta_stderr_gbps", optional_number(fit.beta_stderr_gbps)},
+      {"alpha_stderr_us", optional_json(fit.alpha_stderr_us)},
+      {"beta_gbps", optional_json(fit.beta_gbps)},
+      {"beta_stderr_gbps", optional_json(fit.beta_stderr_gbps)},
       {"r_squared", fit.r_squared},
       {"bytes_per_token", fit.bytes_per_token},
       {"ops_per_step", fit.ops_per_step},
@@ -256,9 +246,9 @@ void from_json(const nlohmann::json& j, LatencyFit& fit) {
   fit.mode = parse_mode(j.at("mode").get<std::string>());
   fit.points = json_integer_or(j, "points", 0, 0);
   fit.alpha_us = j.at("alpha_us").get<double>();
-  fit.alpha_stderr_us = read_optional_number(j, "alpha_stderr_us");
-  fit.beta_gbps = read_optional_number(j, "beta_gbps");
-  fit.beta_stderr_gbps = read_optional_number(j, "beta_stderr_gbps");
+  fit.alpha_stderr_us = optional_json_at<double>(j, "alpha_stderr_us");
+  fit.beta_gbps = optional_json_at<double>(j, "beta_gbps");
+  fit.beta_stderr_gbps = optional_json_at<double>(j, "beta_stderr_gbps");
   fit.r_squared = j.value("r_squared", 0.0);
   fit.bytes_per_token = j.value("bytes_per_token", 0.0);
   fit.ops_per_step = json_integer_or(j, "ops_per_step", 0, 0);

@@ -3,14 +3,10 @@
 
 #include <fmt/format.h>
 
+#include "common/optional_json.hpp"
+
 namespace k25 {
 namespace {
-
-// The graph burst of a phase where measured, else its eager one; nullptr when neither.
-const CommShare* graph_else_eager_share(const AttributionRow& row, const std::string& phase) {
-  if (const CommShare* graph = find_share(row, phase + "_graph")) return graph;
-  return find_share(row, phase + "_eager");
-}
 
 std::optional<double> replay_burst_ms(const std::vector<AttributionRow>& rows, int concurrency) {
   for (const AttributionRow& row : rows) {
@@ -66,16 +62,23 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
         {{"kind", k.kind}, {"ops_per_step", k.ops_per_step}, {"merged_us", k.merged_us}, {"share", k.share}});
   for (const LiveStepClass& c : l.classes)
     classes.push_back({{"class", c.cls}, {"merged_us", c.merged_us}, {"share", c.share}});
-  const auto optional = [](const std::optional<double>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json();
-  };
+  nlohmann::json backends = nlohmann::json::array(), backend_rules = nlohmann::json::array();
+  for (const LiveStepBackend& b : l.backends)
+    backends.push_back({{"kind", b.kind},
+                        {"bytes", optional_json(b.bytes)},
+                        {"backend", b.backend},
+                        {"count", b.count},
+                        {"op_us_p50", b.op_us_p50}});
+  for (const LiveStepBackendRule& r : l.backend_rules)
+    backend_rules.push_back(
+        {{"backend", r.backend}, {"ranks", r.ranks}, {"rule", r.rule}, {"source", r.source}});
   j = nlohmann::json{{"concurrency", l.concurrency},
                      {"status", to_string(l.status)},
                      {"note", l.note},
                      {"files", l.files},
                      {"capture_command", l.capture_command},
                      {"step", l.step},
-                     {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json()},
+                     {"batch", optional_json(l.batch)},
                      {"steps", l.steps},
                      {"wall_us", l.wall_us},
                      {"gpu_busy_us", l.gpu_busy_us},
@@ -86,9 +89,11 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
                      {"comm_busy_share", l.comm_busy_share},
                      {"kinds", kinds},
                      {"classes", classes},
-                     {"level_tpot_ms", optional(l.level_tpot_ms)},
-                     {"window_tpot_ms", optional(l.window_tpot_ms)},
-                     {"replay_burst_ms", optional(l.replay_burst_ms)}};
+                     {"backends", backends},
+                     {"backend_rules", backend_rules},
+                     {"level_tpot_ms", optional_json(l.level_tpot_ms)},
+                     {"window_tpot_ms", optional_json(l.window_tpot_ms)},
+                     {"replay_burst_ms", optional_json(l.replay_burst_ms)}};
 }
 
 void from_json(const nlohmann::json& j, LiveStepLevel& l) {
@@ -98,7 +103,7 @@ void from_json(const nlohmann::json& j, LiveStepLevel& l) {
   l.files = j.value("files", std::vector<std::string>{});
   l.capture_command = j.value("capture_command", "");
   l.step = j.value("step", "");
-  if (j.contains("batch") && j["batch"].is_number_integer()) l.batch = j["batch"].get<int>();
+  l.batch = optional_json_at<int>(j, "batch");
   l.steps = j.value("steps", std::uint64_t{0});
   l.wall_us = j.value("wall_us", 0.0);
   l.gpu_busy_us = j.value("gpu_busy_us", 0.0);
@@ -112,6 +117,13 @@ void from_json(const nlohmann::json& j, LiveStepLevel& l) {
                        k.value("share", 0.0)});
   for (const nlohmann::json& c : j.value("classes", nlohmann::json::array()))
     l.classes.push_back({c.value("class", ""), c.value("merged_us", 0.0), c.value("share", 0.0)});
+  for (const nlohmann::json& b : j.value("backends", nlohmann::json::array()))
+    l.backends.push_back({b.value("kind", ""), optional_json_at<std::uint64_t>(b, "bytes"),
+                          b.value("backend", ""), b.value("count", std::uint64_t{0}),
+                          b.value("op_us_p50", 0.0)});
+  for (const nlohmann::json& r : j.value("backend_rules", nlohmann::json::array()))
+    l.backend_rules.push_back(
+        {r.value("backend", ""), r.value("ranks", 0), r.value("rule", ""), r.value("source", "")});
 }
 
 void to_json(nlohmann::json& j, const LiveProfile& live) {

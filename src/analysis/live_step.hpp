@@ -24,6 +24,23 @@ struct LiveStepKind {
   double merged_us = 0;
   double share = 0;
 };
+// Which backend ran the collectives of one kind and size in the level's traces, all ranks, as `k25comm
+// capture` says it (capture.json trace.backends): "nccl AllReduce ring LL", "torch symm-mem one-shot", ...,
+// "unknown" where the kernel-class table names none.
+struct LiveStepBackend {
+  std::string kind;                    // "AllReduce", ...
+  std::optional<std::uint64_t> bytes;  // absent where the size is unknown
+  std::string backend;
+  std::uint64_t count = 0;  // kernels over all ranks and the whole window
+  double op_us_p50 = 0;     // each kernel's time, p50
+};
+// An engine's documented rule that would have chosen another backend on another link, for a backend that ran
+// (capture.json trace.backend_rules).
+struct LiveStepBackendRule {
+  std::string backend;  // the backend(s) that ran
+  int ranks = 0;
+  std::string rule, source;
+};
 struct LiveStepClass {
   std::string cls;  // "gemm", "attention", ... (the kernel-class table's names)
   double merged_us = 0;
@@ -58,6 +75,8 @@ struct LiveStepLevel {
   double comm_busy_share = 0;                // comm merged over GPU busy (p50 / p50)
   std::vector<LiveStepKind> kinds;
   std::vector<LiveStepClass> classes;
+  std::vector<LiveStepBackend> backends;
+  std::vector<LiveStepBackendRule> backend_rules;
   // Derived (relate_live_steps), not read back: TPOT p50 of the level and of its profiled window, and the
   // replay's burst at T = concurrency (ms), where a replay ran.
   std::optional<double> level_tpot_ms, window_tpot_ms, replay_burst_ms;

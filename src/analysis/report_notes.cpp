@@ -39,7 +39,7 @@ std::vector<std::string> attribution_notes(const std::vector<AttributionRow>& ro
   for (const AttributionRow& row : rows)
     for (const CommShare& share : row.comm)
       if (share.share > 1.0)
-        over.push_back(fmt::format("{} at C={} is {:.0f} % ({:.3g} ms of {:.3g} ms)", share.key,
+        over.push_back(fmt::format("{} at C={} is {:.0f} % ({:.3g} ms of {:.3g} ms)", share.key.text(),
                                    row.concurrency, share.share * 100.0, share.comm_ms, row.tpot_ms));
   if (over.empty()) return {};
   std::string list;

@@ -59,7 +59,7 @@ void print_summary(const CaptureResult& r, std::ostream& out) {
   for (const InputFile& f : r.inputs) {
     coll += f.coll_records;
     p2p += f.p2p_records;
-    if (f.format != "inspector") ++traces;
+    if (f.format != InputFormat::inspector) ++traces;
   }
   out << fmt::format("capture: {} file(s), {} collective and {} P2P records, {} communicator(s)\n",
                      r.inputs.size(), coll, p2p, r.communicators.size());

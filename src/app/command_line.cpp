@@ -14,6 +14,7 @@
 #include "app/gaps_from_option.hpp"
 #include "app/live_profile.hpp"
 #include "build_info.hpp"
+#include "capture/readers/input_formats.hpp"
 #include "common/error.hpp"
 #include "common/redaction.hpp"
 #include "common/shared_files.hpp"
@@ -192,6 +193,14 @@ std::string leftover_problem(const CLI::App& app, int argc, char** argv) {
   return not_understood(leftovers.front().first, *leftovers.front().second, leftovers.front().second == &app);
 }
 
+// `k25comm capture --help`'s list of the input formats, from the readers' table of format families.
+std::string capture_formats_footer() {
+  std::string text = "Input formats (told by each file's content, never its name):\n";
+  for (const FormatFamily& family : format_families())
+    text += fmt::format("  {}: {} ({})\n", to_string(family.format), family.files, family.from);
+  return text;
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, char** argv, bool print) {
@@ -284,8 +293,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   capture
       ->add_option(
           "inputs", cap.inputs,
-          "files and folders, each file's format told by its content: Inspector logs, Kineto JSON (plain or gzip), nsys SQLite exports")
+          "files and folders, each file's format told by its content, never its name: " + formats_list())
       ->required();
+  capture->footer(capture_formats_footer());
   capture->add_option("--kernel-classes", cap.kernel_classes,
                       "a kernel-class table (YAML) tried before the shipped data/kernel-classes.yaml");
   capture

@@ -138,6 +138,12 @@ void fill_live_step(LiveStepLevel& level, const TraceResult& trace) {
   for (const TraceKindShare& k : g.kinds)
     level.kinds.push_back({k.kind, k.ops_per_step, k.merged_us.p50, k.share});
   for (const TraceClassShare& c : g.classes) level.classes.push_back({c.cls, c.merged_us.p50, c.share});
+  level.backends.clear();
+  level.backend_rules.clear();
+  for (const BackendRow& b : trace.backends)
+    level.backends.push_back({b.kind, b.bytes, b.backend, b.count, b.op_us_p50});
+  for (const BackendRuleNote& n : trace.backend_rules)
+    level.backend_rules.push_back({n.backend, n.ranks, n.rule, n.source});
 }
 
 int trace_world_size(const TraceResult& trace) {

@@ -1,5 +1,6 @@
 // The table of collective kinds (nccl-tests' bus-bandwidth factors: doc/PERFORMANCE.md of nccl-tests).
 #include "common/collective_kind.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
 namespace {
@@ -27,12 +28,32 @@ constexpr std::array<CollectiveKindInfo, 4> kinds{{
     {CollectiveKind::reducescatter, "ReduceScatter", true, times_ranks, same, share_of_others},
 }};
 
+// As NCCL, its Inspector and the profilers' kernel names write them (the kernel-class table's kinds).
+constexpr std::array<std::pair<CollectiveKind, std::string_view>, 4> recorded_names{{
+    {CollectiveKind::allreduce, "AllReduce"},
+    {CollectiveKind::alltoallv, "AllToAll"},
+    {CollectiveKind::allgather, "AllGather"},
+    {CollectiveKind::reducescatter, "ReduceScatter"},
+}};
+
 }  // namespace
+
+std::string_view recorded_name(CollectiveKind kind) {
+  for (const auto& [named, name] : recorded_names)
+    if (named == kind) return name;
+  return recorded_names.front().second;  // unreachable: every enumerator has a name (test_rank_ops checks)
+}
+
+std::optional<CollectiveKind> kind_of_recorded_name(std::string_view name) {
+  for (const auto& [kind, recorded] : recorded_names)
+    if (recorded == name) return kind;
+  return std::nullopt;
+}
 
 const CollectiveKindInfo& kind_info(CollectiveKind kind) {
   for (const CollectiveKindInfo& info : kinds)
     if (info.kind == kind) return info;
-  return kinds.front();  // unreachable: every enumerator has an entry (test_collective_kind checks)
+  return kinds.front();  // unreachable: every enumerator has an entry (test_rank_ops checks)
 }
 
 std::uint64_t nccl_tests_bytes(CollectiveKind kind, std::uint64_t rank_part_bytes, int ranks) {

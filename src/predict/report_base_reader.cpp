@@ -80,7 +80,7 @@ BaseLevel serve_level(const RunReport& report, const AttributionRow& row) {
   for (const Phase phase : kBasePhases) {
     const std::optional<TimingMode> mode = base_mode(report.results, phase);
     if (!mode) continue;
-    const CommShare* share = find_share(row, fmt::format("{}_{}", enum_name(phase), enum_name(*mode)));
+    const CommShare* share = find_share(row, share_key(phase, *mode));
     if (share == nullptr) continue;
     level.kinds.push_back(phase_kind(report.results, phase, *mode, share->tokens, share->comm_ms * 1000));
     if (share->source != EstimateSource::measured)

@@ -69,6 +69,52 @@ Columns<LiveStepLevel> class_columns(const std::vector<LiveStepLevel>& levels) {
   return columns;
 }
 
+// One row of the backends table: a level's backend of one collective kind and size.
+struct LevelBackend {
+  int concurrency = 0;
+  const LiveStepBackend* backend = nullptr;
+};
+using LevelBackendRef = const LevelBackend&;
+
+Columns<LevelBackend> backend_columns() {
+  return {
+      {"C", "", [](LevelBackendRef r) { return TableCell::count(r.concurrency); }},
+      {"kind", "", [](LevelBackendRef r) { return TableCell(r.backend->kind); }, kEveryOutput, 0,
+       Align::left},
+      {"bytes", "",
+       [](LevelBackendRef r) {
+         return TableCell(r.backend->bytes ? std::to_string(*r.backend->bytes) : "unknown");
+       }},
+      {"backend", "", [](LevelBackendRef r) { return TableCell(r.backend->backend); }, kEveryOutput, 0,
+       Align::left},
+      {"count", "",
+       [](LevelBackendRef r) { return TableCell::count(static_cast<double>(r.backend->count)); }},
+      {"op p50", "us", [](LevelBackendRef r) { return TableCell(readable_number(r.backend->op_us_p50)); }},
+  };
+}
+
+// The backend that ran each collective kind and size, per level, and the engines' rules that would have
+// chosen another; empty where no level has a collective.
+std::string render_backends(const std::vector<LiveStepLevel>& levels) {
+  std::vector<LevelBackend> rows;
+  for (const LiveStepLevel& level : levels)
+    for (const LiveStepBackend& backend : level.backends) rows.push_back({level.concurrency, &backend});
+  if (rows.empty()) return "";
+  std::vector<const LevelBackend*> row_pointers;
+  for (const LevelBackend& row : rows) row_pointers.push_back(&row);
+  std::string md =
+      "Backend that ran each collective kind and size (all ranks, the whole window; op time p50 per kernel), as `k25comm capture` says it:\n\n";
+  md += markdown_table(backend_columns(), row_pointers) + "\n";
+  std::string rules;
+  for (const LiveStepLevel& level : levels)
+    for (const LiveStepBackendRule& rule : level.backend_rules)
+      rules += fmt::format("- C={}: {} on {} ranks: {} (source: {}).\n", level.concurrency, rule.backend,
+                           rule.ranks, rule.rule, rule.source);
+  if (!rules.empty())
+    md += "Where an engine's documented rule would have chosen another backend:\n\n" + rules + "\n";
+  return md;
+}
+
 }  // namespace
 
 std::string render_live_profile(const RunReport& report) {
@@ -90,6 +136,7 @@ std::string render_live_profile(const RunReport& report) {
   md += markdown_table(step_columns(), rows) + "\n";
   md += "Time by kernel class (merged, p50 per step; share of the wall time):\n\n";
   md += markdown_table(class_columns(report.live_profile.levels), rows) + "\n";
+  md += render_backends(report.live_profile.levels);
   for (const LiveStepLevel& level : report.live_profile.levels) {
     if (!level.note.empty()) md += fmt::format("- C={}: {}\n", level.concurrency, level.note);
     if (!level.capture_command.empty())

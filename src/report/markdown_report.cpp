@@ -414,7 +414,7 @@ std::string render_attribution(const RunReport& r) {
            "No attribution: it needs serve results (TPOT per concurrency) and phase results. "
            "Give a serve report of the same model with `k25comm report FILE --serve SERVE.json`.\n\n";
   }
-  std::vector<std::string> keys;
+  std::vector<ShareKey> keys;
   for (const AttributionRow& a : rows) {
     for (const CommShare& c : a.comm) {
       if (std::find(keys.begin(), keys.end(), c.key) == keys.end()) keys.push_back(c.key);
@@ -430,8 +430,8 @@ std::string render_attribution(const RunReport& r) {
       {"T", "", [](A a) { return TableCell::count(a.tokens); }},
       {"TPOT p50", "ms", [](A a) { return TableCell::number(a.tpot_ms); }},
   };
-  for (const std::string& key : keys) {
-    columns.push_back({key + " ms (share)", "", [key](A a) {
+  for (const ShareKey& key : keys) {
+    columns.push_back({key.text() + " ms (share)", "", [key](A a) {
                          const CommShare* c = find_share(a, key);
                          if (c == nullptr) return TableCell("-");
                          return TableCell(fmt::format("{} ({:.0f} %{}){}", num(c->comm_ms), c->share * 100.0,

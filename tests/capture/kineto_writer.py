@@ -20,9 +20,11 @@ class Trace:
     integer microseconds since `epoch_us` instead (the older style: whole microseconds only)."""
 
     def __init__(self, rank=None, world_size=None, device=0, base_ns=1767225600000000000, epoch_us=None,
-                 nccl_version="2.27.5", host_pid=4242, legacy_categories=False):
+                 nccl_version="2.27.5", host_pid=4242, legacy_categories=False, epoch_fraction=False):
+        """`epoch_fraction`: with `epoch_us`, microseconds since the epoch with three decimals (some writers'
+        style: "ts": 1712195495519689.047), written from integer nanoseconds so that no digit is lost."""
         self.rank, self.world_size, self.device = rank, world_size, device
-        self.base_ns, self.epoch_us = base_ns, epoch_us
+        self.base_ns, self.epoch_us, self.epoch_fraction = base_ns, epoch_us, epoch_fraction
         self.nccl_version, self.host_pid = nccl_version, host_pid
         self.legacy = legacy_categories
         self.events = []
@@ -31,12 +33,15 @@ class Trace:
     def _ts(self, t_us):
         if self.base_ns is not None:
             return f"{t_us:.3f}"
+        if self.epoch_fraction:
+            ns = self.epoch_us * 1000 + round(t_us * 1000)
+            return f"{ns // 1000}.{ns % 1000:03d}"
         value = self.epoch_us + t_us
         assert float(value).is_integer(), "integer-microsecond traces take whole microseconds"
         return str(int(value))
 
     def _dur(self, d_us):
-        if self.base_ns is not None:
+        if self.base_ns is not None or self.epoch_fraction:
             return f"{d_us:.3f}"
         assert float(d_us).is_integer()
         return str(int(d_us))

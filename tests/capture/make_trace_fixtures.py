@@ -17,6 +17,16 @@ Every timeline is laid out so that its figures can be worked by hand; test_trace
   nsys-tp2.sqlite    an Nsight Systems export of two processes (device 0 and 1) with the same correlation ids,
                      NVTX marks and NCCL ranges carrying "Message size [bytes]" payloads (JSON)
   nsys-graphs.sqlite an export that traced CUDA graphs whole (graph launches, no kernels inside them)
+  deepseek-ep/       DeepSeek's own DeepEP build (dpsk::ep::internode::...): 4 notify_dispatch and 12 cached_notify
+                     kernels (Notify, 6 us each), 8 dispatch (120 us) and 8 combine (80 us), 4 get_dispatch_layout
+  backends-tp8/      one rank of 8 whose collectives ran on eleven backends: NCCL with c10d sizes, vLLM's custom
+                     all-reduce, torch symmetric memory, FlashInfer's fusion, DeepEP low-latency, NCCL symmetric,
+                     quick all-reduce, MSCCL++, pplx-kernels, NCCL EP, TRT-LLM's fusion
+  training-*/        five training iterations without ProfilerStep marks, the GPU mostly idle: with the optimizer's
+                     Optimizer.step#SGD.step marks (optimizer/), with nn.Module python_function calls (modules/),
+                     with neither (gaps/)
+  profiler-steps-tp2/ two ranks, ProfilerStep#1..#3 with NCCL collectives; #3 launched no GPU work
+  epoch-fraction/    microseconds since the epoch with three decimals ("ts": 1712195495519689.047)
   bad/               a cut gzip, a cut JSON, JSON that is not a trace, a trace without GPU events, files of
                      different runs, two files claiming one rank, a SQLite that is not an nsys export, a corrupt
                      SQLite, a named pipe (what <(...) gives)
@@ -132,6 +142,144 @@ def sglang_c10d_tp2(out):
         t.write(os.path.join(out, f"sglang-{1767225600 + r}-TP-{r}.trace.json.gz"))
 
 
+def deepseek_ep(out):
+    """Rank 0 of 16, ProfilerStep#1 [0, 4000) on the host: for s < 4, at T = 900 s (us) get_dispatch_layout
+    [T, +4), notify_dispatch [T+10, +6), cached_notify three times [T+20+10c, +6), dispatch twice
+    [T+100+200d, +120), combine twice [T+500+200d, +80)."""
+    os.makedirs(out, exist_ok=True)
+    ns = "void dpsk::ep::internode::"
+    layout = "void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int)"
+    notify = ns + "notify_dispatch<false, 8, 4>(int const*, int*, int, int const*, int*, int, int, bool const*, int*, int*, int*, int*)"
+    cached = ns + "cached_notify<8>(int, int, int, int, int*, int*, int*, void*, int*, int, int, int, bool)"
+    dispatch = ns + "dispatch<false, 8, 4, 2, 2048>(int4*, float*, long*, float*, dpsk::ep::internode::SourceMeta*)"
+    combine = ns + "combine<__nv_bfloat16, 8, 4, 2048>(int4*, float*, bool const*, int4 const*, float const*)"
+    t = kw.Trace(rank=0, world_size=16)
+    t.annotation("ProfilerStep#1", 0, 4000)
+    corr = 1
+    for s in range(4):
+        T = 900 * s
+        kernels = [(layout, T, 4), (notify, T + 10, 6)] + [(cached, T + 20 + 10 * c, 6) for c in range(3)]
+        kernels += [(dispatch, T + 100 + 200 * d, 120) for d in range(2)]
+        kernels += [(combine, T + 500 + 200 * d, 80) for d in range(2)]
+        for name, start, dur in kernels:
+            t.runtime("cudaLaunchKernelExC", start - 1 if start > 0 else 0, 0.5, corr)
+            t.kernel(name, start, dur, corr)
+            corr += 1
+    t.write(os.path.join(out, "dpsk-rank0.pt.trace.json.gz"))
+
+
+# One kernel name per backend, the backend the kernel-class table names it, and its c10d args (None: none).
+BACKEND_KERNELS = [
+    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 20,
+     {"Collective name": "allreduce", "In msg nelems": 7168, "Out msg nelems": 7168, "Group size": 8,
+      "dtype": "BFloat16"}),
+    ("void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)",
+     12, None),
+    ("void c10d::symmetric_memory::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8, false, false>(c10::BFloat16**, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)",
+     9, None),
+    ("void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, true>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<__nv_bfloat16>)",
+     7, None),
+    ("void deep_ep::internode_ll::dispatch<false, 3, 10, 7168>(void*, float*, int*, long*, int*, int*, long*, void*)",
+     30, None),
+    ("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16(ncclSymkDevWorkArgs4K)", 8, None),
+    ("void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16, quickreduce::CodecFP<__hip_bfloat16>, false>>(__hip_bfloat16 const*, __hip_bfloat16*, unsigned int, int, int, unsigned char**, unsigned int, long)",
+     11, None),
+    ("void allreduce_LL_1node<__nv_bfloat16>(mscclpp::MemoryChannelDeviceHandle*, __nv_bfloat16*, __nv_bfloat16*, void*, int, int, int, unsigned long, unsigned int)",
+     6, None),
+    ("void (anonymous namespace)::dispatchKernel<8u, true, true>(int*, unsigned long, std::byte*, unsigned long, unsigned long)",
+     25, None),
+    ("nccl_ep_jit_ll_combine_kernel", 28, None),
+    ("void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<(tensorrt_llm::kernels::ar_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, true, true>(tensorrt_llm::kernels::ar_fusion::AllReduceFusionParams)",
+     5, None),
+]
+
+
+def backends_tp8(out):
+    """Rank 0 of 8, eager: backend b's kernel k (k < b + 1) at 1000 b + 100 k (us), for its duration."""
+    os.makedirs(out, exist_ok=True)
+    t = kw.Trace(rank=0, world_size=8)
+    corr = 1
+    for b, (name, dur, c10d) in enumerate(BACKEND_KERNELS):
+        for k in range(b + 1):
+            start = 1000 * b + 100 * k
+            t.runtime("cudaLaunchKernel", start - 5, 1, corr)
+            t.kernel(name, start, dur, corr, c10d=c10d)
+            corr += 1
+    t.write(os.path.join(out, "backends-rank-0.pt.trace.json"))
+
+
+TRAIN_GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4::Params)"
+TRAIN_OPT = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<3>, at::native::(anonymous namespace)::FusedSgdMathFunctor<float, 3> >(...)"
+
+
+def training(out, host_marks):
+    """Rank 0 of 1, 5 iterations at T = 1000 + 10000 i (us): forward GEMMs [T+100k, +50) for k < 4, launched at
+    T+100k-10 on thread 100; backward GEMMs [T+1000+100k, +50), launched at T+1000+100k-10 on thread 200 (the
+    autograd thread); the optimizer's kernel [T+2000, +100), launched at T+1950 on thread 100. GPU busy 500 us an
+    iteration, idle 94.1 % of the span 1000..43100 (42.1 ms). `host_marks`: "optimizer" (Optimizer.step#SGD.step
+    [T+1900, +60) on thread 100), "modules" (python_function nn.Module: Net_0 [T-20, +420) with nn.Module:
+    Linear_0 inside, on thread 100) or "" (none)."""
+    os.makedirs(out, exist_ok=True)
+    t = kw.Trace(rank=0, world_size=1)
+    corr = 1
+    for i in range(5):
+        T = 1000 + 10000 * i
+        if host_marks == "optimizer":
+            t.annotation("Optimizer.step#SGD.step", T + 1900, 60)
+            t.annotation("Optimizer.zero_grad#SGD.zero_grad", T - 50, 10)
+        elif host_marks == "modules":
+            t.cpu_op("nn.Module: Net_0", T - 20, 420, cat="python_function", args={"Python id": 7, "Ev Idx": 1})
+            t.cpu_op("nn.Module: Linear_0", T - 15, 30, cat="python_function", args={"Python id": 8, "Ev Idx": 2})
+        for k in range(4):
+            t.runtime("cudaLaunchKernel", T + 100 * k - 10, 2, corr)
+            t.kernel(TRAIN_GEMM, T + 100 * k, 50, corr)
+            corr += 1
+        for k in range(4):
+            t.runtime("cudaLaunchKernel", T + 1000 + 100 * k - 10, 2, corr, tid=200)
+            t.kernel(TRAIN_GEMM, T + 1000 + 100 * k, 50, corr)
+            corr += 1
+        t.runtime("cudaLaunchKernel", T + 1950, 2, corr)
+        t.kernel(TRAIN_OPT, T + 2000, 100, corr)
+        corr += 1
+    t.write(os.path.join(out, "train-rank-0.pt.trace.json"))
+
+
+def profiler_steps_tp2(out):
+    """Ranks 0 and 1 of 2 (rank r shifted by r us): ProfilerStep#s [T-50, +40) on the host at T = 1000 s for
+    s = 1, 2, 3, launching in #1 and #2: GEMM [T, +30), AllReduce [T+40, +20) and SendRecv [T+70, +10) (NCCL 2.18
+    names, no sizes); #3 launches nothing."""
+    os.makedirs(out, exist_ok=True)
+    allreduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+    sendrecv = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+    for r in range(2):
+        t = kw.Trace(rank=r, world_size=2, device=r)
+        corr = 1
+        for s in (1, 2, 3):
+            T = 1000 * s + r
+            t.annotation(f"ProfilerStep#{s}", T - 50, 40)
+            if s == 3:
+                t.cpu_op("aten::empty", T - 45, 2)
+                continue
+            for k, (name, offset, dur) in enumerate(((TRAIN_GEMM, 0, 30), (allreduce, 40, 20), (sendrecv, 70, 10))):
+                t.runtime("cudaLaunchKernel", T - 45 + 5 * k, 2, corr)
+                t.kernel(name, T + offset, dur, corr)
+                corr += 1
+        t.write(os.path.join(out, f"train-rank-{r}.pt.trace.json"))
+
+
+def epoch_fraction(out):
+    """Rank 0 of 1, microseconds since the epoch 1712195495519689.047 with three decimals: GEMMs at +0 and
+    +97652.895 (us), 10 us each, both launched in ProfilerStep#7 [-20, +97700): a step wall of 97,662.895 us
+    exactly (doubles keep only 0.25 us of such a timestamp)."""
+    os.makedirs(out, exist_ok=True)
+    t = kw.Trace(rank=0, world_size=1, base_ns=None, epoch_us=1712195495519689, epoch_fraction=True)
+    t.annotation("ProfilerStep#7", 0.047 - 20, 97700)
+    for corr, start in ((1, 0.047), (2, 97652.942)):
+        t.runtime("cudaLaunchKernel", start - 10, 1, corr)
+        t.kernel(TRAIN_GEMM, start, 10, corr)
+    t.write(os.path.join(out, "epoch-rank-0.pt.trace.json"))
+
+
 def nsys_tp2(path):
     """Process 1001 (device 0) and 1002 (device 1, everything 500 ns later), 3 steps each at T = 2e9 + 1e6 s ns:
     GEMM [T, T+5000), AllReduce [T+6000, T+9000) and [T+10000, T+13000), each launched inside an NCCL NVTX range
@@ -177,6 +325,9 @@ def bad_inputs(out):
     whole = gzip.compress(text, 6)
     with open(os.path.join(out, "cut-rank-0.pt.trace.json.gz"), "wb") as f:
         f.write(whole[: len(whole) * 2 // 3])
+    compact = text.replace(b"\n", b"").replace(b",  ", b", ")  # one line, as some writers give it
+    with open(os.path.join(out, "cut-compact.json"), "wb") as f:
+        f.write(compact[: len(compact) // 2])
     first = text.index(b'"name": "ncclDevKernel_AllReduce')
     cut_at = text.index(b'"name": "ncclDevKernel_AllReduce', first + 1) + 20  # inside the second step's AllReduce
     with open(os.path.join(out, "cut-rank-0.pt.trace.json"), "wb") as f:
@@ -220,6 +371,12 @@ def main(argv):
     sglang_c10d_tp2(os.path.join(out, "sglang-c10d-tp2"))
     nsys_tp2(os.path.join(out, "nsys-tp2.sqlite"))
     nsys_graphs(os.path.join(out, "nsys-graphs.sqlite"))
+    deepseek_ep(os.path.join(out, "deepseek-ep"))
+    backends_tp8(os.path.join(out, "backends-tp8"))
+    for marks, name in (("optimizer", "training-optimizer"), ("modules", "training-modules"), ("", "training-gaps")):
+        training(os.path.join(out, name), marks)
+    profiler_steps_tp2(os.path.join(out, "profiler-steps-tp2"))
+    epoch_fraction(os.path.join(out, "epoch-fraction"))
     bad_inputs(os.path.join(out, "bad"))
     print(f"make_trace_fixtures: wrote {out}")
     return 0

@@ -24,8 +24,10 @@
 
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/capture_inputs.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
 #include "capture/render/trace_markdown.hpp"
+#include "capture/trace_files.hpp"
 #include "common/error.hpp"
 
 using namespace k25;
@@ -338,6 +340,44 @@ TEST_CASE("real traces: one step per engine mark, its GPU span no step of its ow
     CHECK(mi300.step_rows[s].comm.merged_us == Approx(comm[s]).margin(0.001));
   }
   CHECK_THAT(trace_headline(mi300, 3).at(0), Catch::Matchers::StartsWith("step: 18.98 ms (p50 of 3 steps);"));
+}
+
+TEST_CASE("real traces: the backend that ran, vLLM B200's torch symmetric memory and one NCCL AllGather",
+          "[.][real-traces]") {
+  REQUIRE_FALSE(traces_dir().empty());
+  // 73 multimem_all_reduce_kernel (torch symmetric memory, no c10d args: size unknown) and one
+  // ncclDevKernel_AllGather_RING_LL with c10d args (In msg nelems 25,136 BFloat16: 50,272 bytes).
+  const TraceResult b200 = analyze_files({"vllm-b200-tp8-rank0-eager.json.gz"});
+  REQUIRE(b200.backends.size() == 2);
+  CHECK(b200.backends[0].kind == "AllGather");
+  CHECK(b200.backends[0].bytes == 50272u);
+  CHECK(b200.backends[0].backend == "NCCL (RING_LL kernel)");
+  CHECK(b200.backends[0].count == 1);
+  CHECK(b200.backends[0].op_us_p50 == Approx(21.953).margin(0.0005));
+  CHECK(b200.backends[1].kind == "AllReduce");
+  CHECK_FALSE(b200.backends[1].bytes);
+  CHECK(b200.backends[1].backend == "torch symmetric memory (multimem)");
+  CHECK(b200.backends[1].count == 73);
+  // vLLM's rule for torch symmetric memory (NVSwitch multicast only) said for the 8 ranks it ran on.
+  REQUIRE(b200.backend_rules.size() == 1);
+  CHECK(b200.backend_rules[0].backend == "torch symmetric memory (multimem)");
+  CHECK(b200.backend_rules[0].ranks == 8);
+  CHECK(b200.backend_rules[0].source == "vllm/distributed/device_communicators/symm_mem.py");
+}
+
+TEST_CASE("real traces: the 8 DLRM ranks' training step is never called decode", "[.][real-traces]") {
+  REQUIRE_FALSE(traces_dir().empty());
+  std::vector<std::string> paths;
+  for (int r = 0; r < 8; ++r)
+    paths.push_back(fmt::format("{}/dlrm-8ranks-rank{}.pt.trace.json.gz", traces_dir(), r));
+  CaptureRules rules;
+  rules.kernel_class_tables = {std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"};
+  const CaptureResult capture = analyze_capture_files(paths, rules);
+  REQUIRE(capture.communicators.size() == 1);
+  for (const SizeGroup& g : capture.communicators[0].by_size) CHECK(g.phase == "unknown");
+  const std::string md = render_capture_markdown(capture, {});
+  CHECK_THAT(md, Catch::Matchers::Contains("Communication of one step (sum of its ops"));
+  CHECK(md.find("decode") == std::string::npos);
 }
 
 TEST_CASE("real traces: the 8 DLRM ranks together, their collectives lined up across ranks",

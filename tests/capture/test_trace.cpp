@@ -15,8 +15,13 @@
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/model/step_marks.hpp"
 #include "capture/readers/capture_inputs.hpp"
+#include "capture/readers/input_formats.hpp"
+#include "capture/readers/json_tokens.hpp"
 #include "capture/readers/kineto_reader.hpp"
+#include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
+#include "capture/render/trace_markdown.hpp"
+#include "capture/trace_files.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
 
@@ -358,6 +363,210 @@ TEST_CASE("trace: bad input gets one line naming the file") {
              Contains("files of different runs: the GPU times of "));
 }
 
+TEST_CASE(
+    "trace: DeepSeek's DeepEP build, notify_dispatch and cached_notify both Notify, Dispatch's time its own") {
+  // 4 notify_dispatch and 12 cached_notify (6 us each), 8 dispatch (120 us), 8 combine (80 us) in one
+  // ProfilerStep: the notify kernels are counted with Notify, and the Dispatch p50 is the dispatch kernels'.
+  const TraceResult t = analyze("deepseek-ep").result;
+  const TraceRankResult& r = t.ranks.at(0);
+  CHECK(named(r.comm_kinds, "Dispatch").count == 8);
+  CHECK(named(r.comm_kinds, "Notify").count == 16);
+  CHECK(named(r.comm_kinds, "Combine").count == 8);
+  CHECK(named(r.comm_kinds, "Notify").sum_us == Approx(96.0).margin(1e-9));
+  const TraceStepGroup& step = group(t, "unknown", std::nullopt);
+  CHECK(named(step.kinds, "Dispatch").ops_per_step == 8);
+  CHECK(named(step.kinds, "Dispatch").op_us.p50 == Approx(120.0).margin(1e-9));
+  CHECK(named(step.kinds, "Notify").ops_per_step == 16);
+  CHECK(named(step.kinds, "Notify").op_us.max == Approx(6.0).margin(1e-9));
+  REQUIRE(t.backends.size() == 3);
+  for (const BackendRow& b : t.backends) CHECK(b.backend == "DeepSeek DeepEP (internode)");
+}
+
+TEST_CASE("trace: the backend that ran each kind and size, and the engines' rules for another link") {
+  // One rank of 8: NCCL 1 AllReduce of 7,168 BFloat16 (c10d), vLLM's custom all-reduce 2 x 12 us, torch
+  // symmetric memory 3 x 9 us, FlashInfer's fusion 4 x 7 us, DeepEP low-latency 5 dispatches of 30 us, NCCL's
+  // symmetric kernel 6 x 8 us, quick all-reduce 7 x 11 us, MSCCL++ 8 x 6 us, pplx 9 dispatches of 25 us, NCCL
+  // EP 10 combines of 28 us, TRT-LLM's fusion 11 x 5 us.
+  const TraceResult t = analyze("backends-tp8").result;
+  REQUIRE(t.backends.size() == 11);
+  const auto row = [&](std::size_t i, const std::string& kind, std::optional<std::uint64_t> bytes,
+                       const std::string& backend, std::uint64_t count, double op_us) {
+    INFO(i);
+    CHECK(t.backends[i].kind == kind);
+    CHECK(t.backends[i].bytes == bytes);
+    CHECK(t.backends[i].backend == backend);
+    CHECK(t.backends[i].count == count);
+    CHECK(t.backends[i].op_us_p50 == Approx(op_us).margin(1e-9));
+  };
+  row(0, "AllReduce", std::nullopt, "FlashInfer all-reduce fusion (oneshot)", 4, 7.0);
+  row(1, "AllReduce", std::nullopt, "MSCCL++ (LL 1node)", 8, 6.0);
+  row(2, "AllReduce", std::nullopt, "NCCL symmetric (RSxLD_AGxST kernel)", 6, 8.0);
+  row(3, "AllReduce", std::nullopt, "TRT-LLM all-reduce fusion (oneshot)", 11, 5.0);
+  row(4, "AllReduce", std::nullopt, "torch symmetric memory (two-shot)", 3, 9.0);
+  row(5, "AllReduce", std::nullopt, "vLLM custom all-reduce (2-stage)", 2, 12.0);
+  row(6, "AllReduce", std::nullopt, "vLLM quick all-reduce (twoshot)", 7, 11.0);
+  row(7, "AllReduce", 14336, "NCCL (RING_LL kernel)", 1, 20.0);
+  row(8, "Combine", std::nullopt, "NCCL EP (ll)", 10, 28.0);
+  row(9, "Dispatch", std::nullopt, "DeepEP (internode_ll)", 5, 30.0);
+  row(10, "Dispatch", std::nullopt, "pplx-kernels", 9, 25.0);
+  // vLLM would not run its custom all-reduce on 8 PCIe GPUs, nor torch symmetric memory without NVSwitch.
+  REQUIRE(t.backend_rules.size() == 2);
+  CHECK(t.backend_rules[0].backend == "vLLM custom all-reduce (2-stage)");
+  CHECK(t.backend_rules[0].ranks == 8);
+  CHECK_THAT(t.backend_rules[0].rule, Contains("more than two PCIe-only GPUs"));
+  CHECK(t.backend_rules[1].backend == "torch symmetric memory (two-shot)");
+  CHECK(t.backend_rules[1].source == "vllm/distributed/device_communicators/symm_mem.py");
+  std::string md;
+  render_trace_markdown(md, t);
+  CHECK_THAT(md, Contains("| AllReduce | 14336 | NCCL (RING_LL kernel) | 1 | 20.0 |"));
+  CHECK_THAT(md,
+             Contains("- vLLM custom all-reduce (2-stage) on 8 ranks: vLLM turns its custom all-reduce off"));
+}
+
+TEST_CASE(
+    "trace: training without step marks: the optimizer's steps or a repeated module call are the steps") {
+  // Five iterations, each the forward (launched on thread 100), the backward (on autograd's thread 200) and
+  // the optimizer's kernel: from the first forward kernel to the optimizer's end, 2,100 us, 500 us busy.
+  for (const std::string fixture_name : {"training-optimizer", "training-modules"}) {
+    INFO(fixture_name);
+    const TraceResult t = analyze(fixture_name).result;
+    CHECK(t.step_method == "engine_marks");
+    CHECK_THAT(t.step_method_detail, Contains("the host's training iterations"));
+    REQUIRE(t.step_rows.size() == 5);
+    for (const TraceStepRow& row : t.step_rows) {
+      CHECK(row.wall_us == Approx(2100.0).margin(1e-9));
+      CHECK(row.busy_us == Approx(500.0).margin(1e-9));
+      CHECK(row.phase == "unknown");
+    }
+    CHECK_THAT(trace_headline(t, 3).at(0), Catch::Matchers::StartsWith("step: 2.10 ms (p50 of 5 steps);"));
+  }
+  CHECK_THAT(analyze("training-optimizer").result.step_method_detail, Contains("Optimizer.step iteration"));
+  CHECK_THAT(analyze("training-modules").result.step_method_detail, Contains("nn.Module call iteration"));
+}
+
+TEST_CASE("trace: steps cut at GPU idle gaps say so, and the GPU's idle share of the whole span") {
+  // The same five iterations without host marks: 15 busy stretches (forward, backward, optimizer) between
+  // idle gaps; the GPU is busy 2,500 us of the 42,100 us span: idle 94.1 %, not the 42.9 % inside the
+  // stretches.
+  const TraceResult t = analyze("training-gaps").result;
+  CHECK(t.step_method == "gpu_idle_gaps");
+  CHECK(t.steps == 15);
+  const std::vector<std::string> headline = trace_headline(t, 3);
+  REQUIRE(headline.size() == 1);
+  CHECK_THAT(
+      headline[0],
+      Catch::Matchers::StartsWith(
+          "step cut at GPU idle gaps (no step marks): 350.0 us (p50 of 15 steps, gaps of 100 us or more);"));
+  CHECK_THAT(headline[0],
+             Catch::Matchers::EndsWith("GPU idle 42.9 % of the steps, 94.1 % of the whole span (42.10 ms)"));
+}
+
+TEST_CASE("trace: a ProfilerStep that launched no GPU work is counted and said, never silently dropped") {
+  // Two ranks, ProfilerStep#1..#3; #3 launched nothing on either rank.
+  const TraceResult t = analyze("profiler-steps-tp2").result;
+  CHECK(t.steps == 4);
+  CHECK(t.marks_without_gpu_work == 2);
+  CHECK(std::count(t.notes.begin(), t.notes.end(),
+                   "rank 0: 1 step mark(s) launched no GPU work (ProfilerStep#3): counted, not steps") == 1);
+  CHECK(std::count(t.notes.begin(), t.notes.end(),
+                   "rank 1: 1 step mark(s) launched no GPU work (ProfilerStep#3): counted, not steps") == 1);
+  CHECK_THAT(trace_headline(t, 3).at(0),
+             Catch::Matchers::EndsWith("; 2 more step mark(s) launched no GPU work"));
+}
+
+TEST_CASE("capture: a training trace's steps are never called decode") {
+  // ProfilerSteps say no phase: the trace communicator's per-size groups, its step table, the CSV's phases
+  // and the words of capture.md say "unknown" and "step", never "decode".
+  CaptureRules rules;
+  rules.kernel_class_tables = {std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"};
+  const CaptureResult r = analyze_capture_files({fixture("profiler-steps-tp2")}, rules);
+  REQUIRE(r.communicators.size() == 1);
+  const CommunicatorResult& c = r.communicators[0];
+  for (const SizeGroup& g : c.by_size) CHECK(g.phase == "unknown");
+  REQUIRE(c.step.by_size.size() == 1);
+  CHECK(c.step.by_size[0].phase == "unknown");
+  for (const TimelineRow& row : r.timelines.at(0)) CHECK(row.phase == 'u');
+  const std::string md = render_capture_markdown(r, {});
+  CHECK_THAT(md, Contains("Communication of one step (sum of its ops"));
+  CHECK_THAT(md, Contains("| kind | ops per step | us per step p50 | share of the steps' comm |"));
+  CHECK(md.find("decode") == std::string::npos);
+}
+
+TEST_CASE("trace: microseconds since the epoch with decimals are read exactly, as decimal text") {
+  // ProfilerStep#7 around two 10 us GEMMs at 1712195495519689.047 and 1712195495617341.942: a step wall of
+  // 97,662.895 us (doubles hold such a timestamp to 0.25 us only: 97,663.000).
+  const TraceResult t = analyze("epoch-fraction").result;
+  REQUIRE(t.step_rows.size() == 1);
+  CHECK(t.step_rows[0].wall_us == 97662.895);
+  CHECK(t.ranks.at(0).span_us == 97662.895);
+  CHECK(microseconds_to_ns("1712195495519689.047") == 1712195495519689047);
+  CHECK(microseconds_to_ns("12") == 12000);
+  CHECK(microseconds_to_ns("12.5  \n") == 12500);
+  CHECK(microseconds_to_ns("-3.25") == -3250);
+  CHECK(microseconds_to_ns("1.2345") == 1235);  // a fourth decimal rounds half up
+  CHECK(microseconds_to_ns("1.2344999") == 1234);
+  CHECK(microseconds_to_ns("3.5e2") == 350000);
+  CHECK_FALSE(microseconds_to_ns("1."));
+  CHECK_FALSE(microseconds_to_ns("abc"));
+  CHECK_FALSE(microseconds_to_ns("\"12\""));
+  CHECK_FALSE(microseconds_to_ns("99999999999999999999"));
+  CHECK(integer_of("42 ") == 42);
+  CHECK(integer_of("4.0") == 4);
+  CHECK_FALSE(integer_of("x"));
+  CHECK(plain_string("\"ab c\"  ") == std::string_view("ab c"));
+  CHECK_FALSE(plain_string("\"a\\\"b\""));  // an escape: unescaped by the parser
+}
+
+TEST_CASE("trace: the events read a piece at a time are the events of the whole file") {
+  // Pieces of 200 bytes (one or two events each) against the default pieces (the whole array at once).
+  for (const std::string name : {"vllm-tp8/k25-vllm-rank-3.17672256003.pt.trace.json.gz",
+                                 "custom-ar-tp2/k25-custom-rank-1.1767225600.pt.trace.json",
+                                 "training-modules/train-rank-0.pt.trace.json"}) {
+    INFO(name);
+    KinetoReader whole, pieces(200);
+    TraceCapture a, b;
+    whole.read_file(fixture(name), a);
+    pieces.read_file(fixture(name), b);
+    REQUIRE(a.activities.size() == b.activities.size());
+    CHECK(a.files[0].events == b.files[0].events);
+    for (std::size_t i = 0; i < a.activities.size(); ++i) {
+      CHECK(a.activities[i].start_ns == b.activities[i].start_ns);
+      CHECK(a.activities[i].end_ns == b.activities[i].end_ns);
+      CHECK(a.names[a.activities[i].name] == b.names[b.activities[i].name]);
+      CHECK(a.activities[i].launch_ns == b.activities[i].launch_ns);
+    }
+    REQUIRE(a.marks.size() == b.marks.size());
+    for (std::size_t i = 0; i < a.marks.size(); ++i) CHECK(a.marks[i].gpu_end_ns == b.marks[i].gpu_end_ns);
+  }
+  // A one-line file cut short has no event boundary to cut at: the whole document, closed where it can be.
+  const CaptureInputs compact = read_capture_inputs({fixture("bad/cut-compact.json")});
+  CHECK(compact.trace.files.at(0).cut);
+  CHECK_THAT(compact.trace.files[0].cut_reason, Contains("the event cut there is left out"));
+  CHECK(compact.trace.files[0].kernels > 10);
+}
+
+TEST_CASE("capture: the input formats are one table: docs/capture.md's list and the refusals come from it") {
+  std::ifstream in(std::string(K25_SOURCE_DIR) + "/docs/capture.md");
+  const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- input formats: generated from src/capture/readers/input_formats.cpp -->\n";
+  const std::string end = "<!-- end of input formats -->";
+  const auto from = docs.find(begin), to = docs.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  INFO("docs/capture.md's block between the input-format markers should read:\n" << input_formats_markdown());
+  CHECK(docs.substr(from + begin.size(), to - from - begin.size()) == input_formats_markdown());
+  CHECK(
+      one_of_the_formats() ==
+      "NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export");
+  CHECK(
+      formats_list() ==
+      "NCCL Inspector logs, PyTorch profiler (Kineto) traces (JSON, plain or gzip) or Nsight Systems SQLite exports");
+  // Every format named once has its row, and capture.md titles each input by its own format.
+  for (const InputFormatName& name : kInputFormatNames)
+    CHECK(format_family(name.format).format == name.format);
+  CHECK(std::string(format_title(InputFormat::kineto)) == "PyTorch profiler (Kineto)");
+}
+
 TEST_CASE("trace: both timestamp styles give the same nanoseconds") {
   KinetoReader reader;
   const TraceCapture relative = reader.read_text(
@@ -378,73 +587,152 @@ TEST_CASE("trace: both timestamp styles give the same nanoseconds") {
   CHECK(epoch.ranks[0].rank_source == "file name");
 }
 
-TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, a user's table first") {
+TEST_CASE(
+    "kernel classes: NCCL's names give kind, dtype and template, the other classes, a user's table first") {
   const KernelClassifier& c = shipped();
   const auto check = [&](const std::string& name, KernelClass cls, const std::string& kind = "",
-                         const std::string& dtype = "") {
+                         const std::string& dtype = "", const std::string& backend = "") {
     INFO(name);
     const KernelClassification k = c.classify(name);
     CHECK(kernel_class_info(k.cls).key == std::string(kernel_class_info(cls).key));
     CHECK(k.kind == kind);
     CHECK(k.dtype == dtype);
+    CHECK(k.backend == backend);
   };
-  check("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-        KernelClass::communication, "AllReduce", "bf16");
-  check("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", KernelClass::communication, "ReduceScatter", "f32");
-  check("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KernelClass::communication,
-        "AllGather");
-  check("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>)", KernelClass::communication,
-        "SendRecv");
-  check("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
-        KernelClass::communication, "AllReduce", "float");
-  check("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", KernelClass::communication, "SendRecv",
-        "int8_t");
-  check("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", KernelClass::communication, "AllReduce", "bf16");
-  check("void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, int)",
-        KernelClass::communication, "AllReduce");
-  check("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16>(...)",
-        KernelClass::communication, "AllReduce");
-  check("void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<...>",
-        KernelClass::communication, "AllReduce");
-  check("void deep_ep::internode_ll::dispatch<false, 7168>(void*)", KernelClass::communication, "Dispatch");
-  check("void deep_ep::intranode::combine<__nv_bfloat16, 8>(...)", KernelClass::communication, "Combine");
-  // Expert parallelism by what the kernel does, in any EP library's namespace: DeepSeek's own DeepEP build
-  // (the names of its DeepSeek-V3 training trace), DeepEP's low-latency and layout kernels, NCCL EP, UCCL-EP,
-  // pplx-kernels, TensorRT-LLM's MoE all-to-all.
+  const KernelClass comm = KernelClass::communication;
+  check("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", comm, "AllReduce",
+        "bf16", "NCCL (RING_LL kernel)");
+  check("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", comm, "ReduceScatter", "f32", "NCCL (RING_LL kernel)");
+  check("ncclDevKernel_AllReduce_Sum_f16_NVLS_TREE_SIMPLE", comm, "AllReduce", "f16",
+        "NCCL (NVLS_TREE_SIMPLE kernel)");
+  check("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", comm, "AllGather", "",
+        "NCCL (RING_LL kernel)");
+  check("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>)", comm, "SendRecv", "",
+        "NCCL");
+  check("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)", comm, "AllReduce",
+        "float", "NCCL (RING_LL kernel)");
+  check("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)", comm, "SendRecv", "int8_t",
+        "NCCL (RING_SIMPLE kernel)");
+  check("ncclSymkDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", comm, "AllReduce", "bf16",
+        "NCCL symmetric (RSxLD_AGxST kernel)");
+  check("ncclSymkDevKernel_AllReduce_LDMC_STMC_bf16", comm, "AllReduce", "bf16",
+        "NCCL symmetric (LDMC_STMC kernel)");
+  check("ncclSymkDevKernel_AllGather_LL(ncclSymkDevWorkArgs4K)", comm, "AllGather", "",
+        "NCCL symmetric (LL kernel)");
+  check("ncclSymkDevKernel_ReduceScatter_LDMC_sum_f32", comm, "ReduceScatter", "f32",
+        "NCCL symmetric (LDMC kernel)");
+  check("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", comm, "Generic", "", "NCCL");
+
+  // All-reduce kernels outside NCCL, each named as its library's source names it.
+  check(
+      "void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __nv_bfloat16*, int, int)",
+      comm, "AllReduce", "", "vLLM custom all-reduce (2-stage)");
+  check(
+      "void vllm::cross_device_reduce_1stage<float, 2>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, float*, int, int)",
+      comm, "AllReduce", "", "vLLM custom all-reduce (1-stage)");
+  check(
+      "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)",
+      comm, "AllReduce", "", "torch symmetric memory (multimem)");
+  check(
+      "void c10d::symmetric_memory::multimem_one_shot_reduce_kernel<float, 16>(float*, float*, unsigned long, unsigned int**, unsigned long, unsigned long, long)",
+      comm, "AllReduce", "", "torch symmetric memory (multimem one-shot)");
+  check(
+      "void c10d::symmetric_memory::one_shot_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16**, c10::BFloat16*, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)",
+      comm, "AllReduce", "", "torch symmetric memory (one-shot)");
+  check(
+      "void c10d::symmetric_memory::two_shot_all_reduce_kernel<c10::BFloat16, 16, 8, false, false>(c10::BFloat16**, c10::BFloat16*, unsigned long, unsigned long, unsigned int**, unsigned long, unsigned long)",
+      comm, "AllReduce", "", "torch symmetric memory (two-shot)");
+  check(
+      "void c10d::symmetric_memory::multimem_all_gather_kernel<16>(char*, char*, unsigned long, unsigned int**, unsigned long, unsigned long)",
+      comm, "AllGather", "", "torch symmetric memory (multimem)");
+  check(
+      "void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8, true>(flashinfer::trtllm_allreduce_fusion::AllReduceFusionParams<__nv_bfloat16>)",
+      comm, "AllReduce", "", "FlashInfer all-reduce fusion (oneshot)");
+  check(
+      "void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_twoshot_sync<(tensorrt_llm::kernels::ar_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, true>(tensorrt_llm::kernels::ar_fusion::AllReduceFusionParams)",
+      comm, "AllReduce", "", "TRT-LLM all-reduce fusion (twoshot)");
+  check("tensorrt_llm::kernels::ar_fusion::lamport_initialize_kernel(float*, int)",
+        KernelClass::memcpy_memset);
+  check(
+      "void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16, quickreduce::CodecFP<__hip_bfloat16>, false>>(__hip_bfloat16 const*, __hip_bfloat16*, unsigned int, int, int, unsigned char**, unsigned int, long)",
+      comm, "AllReduce", "", "vLLM quick all-reduce (twoshot)");
+  check(
+      "void allreduce_LL_1node<__nv_bfloat16>(mscclpp::MemoryChannelDeviceHandle*, __nv_bfloat16*, __nv_bfloat16*, void*, int, int, int, unsigned long, unsigned int)",
+      comm, "AllReduce", "", "MSCCL++ (LL 1node)");
+
+  // Expert parallelism by what the kernel does: Notify (the count exchange and the cached mode's, the buffer
+  // cleaning: barriers across the ranks), Dispatch and Combine (the tokens), in each EP library's names. The
+  // DeepSeek-V3 training trace's own build: notify_dispatch and cached_notify are both Notify.
   check("void dpsk::ep::internode::notify_dispatch<false, 8, 4>(int const*, int*, int, int const*, int*)",
-        KernelClass::communication, "Dispatch");
-  check("void dpsk::ep::internode::dispatch<false, 8, 4, 2, 2048>(int4*, float*, long*, float*)",
-        KernelClass::communication, "Dispatch");
-  check("void dpsk::ep::internode::cached_notify<8>(int, int, int, int, int*, int*, int*, void*)",
-        KernelClass::communication, "Notify");
-  check("void dpsk::ep::internode::combine<__nv_bfloat16, 8, 4, 2048>(int4*, float*, bool const*)",
-        KernelClass::communication, "Combine");
+        comm, "Notify", "", "DeepSeek DeepEP (internode)");
+  check("void dpsk::ep::internode::cached_notify<8>(int, int, int, int, int*, int*, int*, void*)", comm,
+        "Notify", "", "DeepSeek DeepEP (internode)");
+  check("void dpsk::ep::internode::dispatch<false, 8, 4, 2, 2048>(int4*, float*, long*, float*)", comm,
+        "Dispatch", "", "DeepSeek DeepEP (internode)");
+  check("void dpsk::ep::internode::combine<__nv_bfloat16, 8, 4, 2048>(int4*, float*, bool const*)", comm,
+        "Combine", "", "DeepSeek DeepEP (internode)");
   check("void dpsk::ep::intranode::notify_dispatch<8>(int const*, int*, int, int const*, int*, int, int)",
-        KernelClass::communication, "Dispatch");
-  check("void dpsk::ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*)",
-        KernelClass::communication, "Dispatch");
-  check("void dpsk::ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int, int**, int)",
-        KernelClass::communication, "Combine");
-  check("void dpsk::ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*, int4 const*)",
-        KernelClass::communication, "Combine");
+        comm, "Notify", "", "DeepSeek DeepEP (intranode)");
+  check("void dpsk::ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*)", comm,
+        "Dispatch", "", "DeepSeek DeepEP (intranode)");
+  check("void dpsk::ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int, int**, int)", comm,
+        "Notify", "", "DeepSeek DeepEP (intranode)");
+  check("void dpsk::ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*, int4 const*)", comm,
+        "Combine", "", "DeepSeek DeepEP (intranode)");
   check("void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int)",
         KernelClass::moe_routing);
   check("void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*)",
         KernelClass::moe_routing);
-  check("void deep_ep::intranode::cached_notify_dispatch<8>(int const*, int, void**, int**, int)",
-        KernelClass::communication, "Dispatch");
-  check("void nccl_ep::internode_ll::dispatch<true, 7168>(void*, float*, int*)", KernelClass::communication,
-        "Dispatch");
-  check("void uccl::internode::combine<__nv_bfloat16, 8>(int4*, float*)", KernelClass::communication,
-        "Combine");
-  check("ncclEpDispatchKernel", KernelClass::communication, "Dispatch");
-  check("void pplx::(anonymous namespace)::dispatchKernel<true>(int, unsigned long)",
-        KernelClass::communication, "Dispatch");
-  check("void tensorrt_llm::kernels::moe_a2a::moeA2ACombineKernel<__nv_bfloat16, 8>(...)",
-        KernelClass::communication, "Combine");
-  check("void quickreduce::allreduce_prototype_twoshot<quickreduce::AllReduceTwoshot<__hip_bfloat16>>(...)",
-        KernelClass::communication, "AllReduce");
-  check("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", KernelClass::communication, "Generic");
+  check(
+      "void deep_ep::intranode::notify_dispatch<8>(int const*, int*, int const*, int*, int, int, int, bool const*, int*, int*, int, int, void**, int**, int, int)",
+      comm, "Notify", "", "DeepEP (intranode)");
+  check("void deep_ep::intranode::cached_notify_dispatch<8>(int const*, int, void**, int**, int, int)", comm,
+        "Notify", "", "DeepEP (intranode)");
+  check(
+      "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int*, int4 const*)",
+      comm, "Dispatch", "", "DeepEP (intranode)");
+  check("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*, int4 const*)", comm,
+        "Combine", "", "DeepEP (intranode)");
+  check("void deep_ep::intranode::barrier<8>(int**, int)", comm, "Barrier", "", "DeepEP (intranode)");
+  check("void deep_ep::internode::cached_notify<8, 4>(int, int, int, int, int*, int*, int*, void*, int*)",
+        comm, "Notify", "", "DeepEP (internode)");
+  check("void deep_ep::internode_ll::clean_low_latency_buffer<128>(int*, int, int*, int)", comm, "Notify", "",
+        "DeepEP (internode_ll)");
+  check("void deep_ep::internode_ll::dispatch<false, 3, 10, 7168>(void*, float*, int*, long*, int*)", comm,
+        "Dispatch", "", "DeepEP (internode_ll)");
+  check("void deep_ep::internode_ll::combine<false, 3, 10, 7168, 9>(void*, void*, int*, void*, void const*)",
+        comm, "Combine", "", "DeepEP (internode_ll)");
+  check("void primus_turbo::deep_ep::intranode::dispatch<8, 512, 4096>(int4*, float*)", comm, "Dispatch", "",
+        "DeepEP (intranode)");
+  check("void nccl_ep::internode_ll::dispatch<true, 7168>(void*, float*, int*)", comm, "Dispatch", "",
+        "NCCL EP");
+  check("nccl_ep_jit_ll_dispatch_kernel", comm, "Dispatch", "", "NCCL EP (ll)");
+  check("nccl_ep_jit_ht_combine_kernel", comm, "Combine", "", "NCCL EP (ht)");
+  check("nccl_ep_jit_ll_clean_kernel", comm, "Notify", "", "NCCL EP (ll)");
+  check("nccl_ep_jit_ht_scan_kernel", KernelClass::moe_routing);
+  check("ncclEpDispatchKernel", comm, "Dispatch", "", "NCCL EP");
+  check("void uccl::internode::combine<__nv_bfloat16, 8>(int4*, float*)", comm, "Combine", "", "UCCL-EP");
+  check("void my_ep::ll::cached_notify<8>(int*)", comm, "Notify", "", "EP library (my_ep)");
+  check(
+      "void (anonymous namespace)::dispatchKernel<8u, true, true>(int*, unsigned long, std::byte*, unsigned long, unsigned long)",
+      comm, "Dispatch", "", "pplx-kernels");
+  check(
+      "void combineKernel<__nv_bfloat16, __nv_bfloat16, 8ul, true, true>(__nv_bfloat16*, unsigned long, unsigned int*)",
+      comm, "Combine", "", "pplx-kernels");
+  check(
+      "void dispatchKernel<7168>(void*, int*, long*, int*, mscclpp::BaseMemoryChannelDeviceHandle*, int, int, int)",
+      comm, "Dispatch", "", "MSCCL++ EP");
+  check("tensorrt_llm::kernels::moe_comm::moeA2APrepareDispatchKernel(int*, int*, int*, int, unsigned int*)",
+        comm, "Notify", "", "TRT-LLM MoE all-to-all");
+  check(
+      "void tensorrt_llm::kernels::moe_comm::moeA2ADispatchKernel<8, false>(int const*, tensorrt_llm::kernels::moe_comm::KernelPointers, int)",
+      comm, "Dispatch", "", "TRT-LLM MoE all-to-all");
+  check("void tensorrt_llm::kernels::moe_a2a::moeA2ACombineKernel<__nv_bfloat16, 8>(...)", comm, "Combine",
+        "", "TRT-LLM MoE all-to-all");
+  check(
+      "void mori::moe::EpDispatchIntraNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)",
+      comm, "Dispatch", "", "MORI EP (IntraNode)");
+
   check("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", KernelClass::gemm);
   check("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", KernelClass::gemm);
   check("void marlin_moe_wna16::Marlin<...>(...)", KernelClass::gemm);
@@ -461,6 +749,12 @@ TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, 
   check("[CUDA memcpy]", KernelClass::memcpy_memset);
   check("void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024>(...)", KernelClass::other);
   check("my_own_kernel_v2", KernelClass::unclassified);
+
+  // The engines' rules for backends that another link would not have run.
+  REQUIRE(c.backend_rules().size() == 2);
+  CHECK(c.backend_rules()[0].backend == "vLLM custom all-reduce");
+  CHECK(c.backend_rules()[0].above_ranks == 2);
+  CHECK(c.backend_rules()[0].source == "vllm/distributed/device_communicators/custom_all_reduce.py");
 
   k25::test::TempDir dir;
   const std::string user = dir.write("mine.yaml",
@@ -485,7 +779,9 @@ TEST_CASE("kernel classes: NCCL's names give kind and dtype, the other classes, 
       ":2: unknown class 'nonsense' (communication, gemm, attention, moe_routing, norm_elementwise, memcpy_memset, other)");
   CHECK_THAT(error("rules:\n  - {match: '(', class: gemm}\n"), Contains(":2: bad pattern: "));
   CHECK(error("rules:\n  - {match: 'x', class: gemm, colour: red}\n") ==
-        ":2: unknown key 'colour' (match, class, kind, dtype, ignore_case)");
+        ":2: unknown key 'colour' (match, class, kind, dtype, backend, ignore_case)");
+  CHECK(error("rules: []\nbackend_rules:\n  - {backend: x, rule: y}\n") ==
+        ":3: a backend rule needs 'backend', 'rule' and 'source'");
   CHECK(error("classes: []\n") == ": not a kernel-class table: a top-level 'rules' list expected");
   CHECK(error("rules:\n  - {class: gemm}\n") == ":2: a rule needs 'match' and 'class'");
 }

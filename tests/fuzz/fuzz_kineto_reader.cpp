@@ -1,6 +1,7 @@
-// libFuzzer target: the PyTorch profiler (Kineto) reader behind `k25comm capture`, plain JSON or gzip, then
-// what the command does with a trace (run checks, kernel classes, steps, per-step figures, join cost, the
-// records' communicator analysis, capture.json/capture.md/CSV rendering); bad input must end in a k25::Error.
+// libFuzzer target: the PyTorch profiler (Kineto) reader behind `k25comm capture`, plain JSON or gzip (its
+// events parsed in small pieces), then what the command does with a trace (run checks, kernel classes, steps,
+// per-step figures, join cost, the records' communicator analysis, capture.json/capture.md/CSV rendering);
+// bad input must end in a k25::Error.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,13 +9,15 @@
 #include "capture/analysis/capture_analysis.hpp"
 #include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/kineto_reader.hpp"
+#include "capture/readers/trace_runs.hpp"
 #include "capture/render/capture_csv.hpp"
 #include "capture/render/capture_markdown.hpp"
 #include "common/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const k25::KernelClassifier classifier({K25_SOURCE_DIR "/data/kernel-classes.yaml"});
-  static k25::KinetoReader reader;
+  // Pieces of 512 bytes: the events array is cut at many boundaries, as a large file's is.
+  static k25::KinetoReader reader(512);
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     k25::TraceCapture trace = reader.read_text(text, "fuzz-rank-0.pt.trace.json");

@@ -588,7 +588,7 @@ TEST_CASE("predict from a serve and replay report: TPOT per concurrency and tok/
   row.concurrency = 4;
   row.tokens = 4;
   row.tpot_ms = 20;
-  row.comm.push_back({"allreduce_eager", 4, 3.0, EstimateSource::measured, 0.15});
+  row.comm.push_back({{"allreduce", TimingMode::eager}, 4, 3.0, EstimateSource::measured, 0.15});
   report.attribution.push_back(row);
   const BaseDocument base = base_from_report(report, "merged/report.json");
   REQUIRE(base.levels.size() == 1);

@@ -21,6 +21,7 @@
 #include "app/trace_folder_watcher.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
+#include "report/live_step_markdown.hpp"
 #include "serve/profiler_client.hpp"
 
 using namespace k25;
@@ -106,7 +107,9 @@ TEST_CASE("the live step sits beside the level's TPOT, the window's and the repl
   serve.profile.windows.push_back(window);
   AttributionRow row;
   row.concurrency = 8;
-  row.comm = {{"allreduce_eager", 8, 7.5}, {"allreduce_graph", 8, 6.2}, {"alltoall_eager", 1, 0.62}};
+  row.comm = {{{"allreduce", TimingMode::eager}, 8, 7.5},
+              {{"allreduce", TimingMode::graph}, 8, 6.2},
+              {{"alltoall", TimingMode::eager}, 1, 0.62}};
   relate_live_steps(live, serve, {row});
   CHECK(live.levels[0].level_tpot_ms == 12.4);
   CHECK(live.levels[0].window_tpot_ms == 14.0);
@@ -134,6 +137,10 @@ TEST_CASE("a journal's profile windows and live steps come back in the report", 
   live.status = LiveStepStatus::read;
   live.wall_us = 12400;
   live.kinds = {{"AllReduce", 123, 6390, 0.515}};
+  live.backends = {{"AllReduce", 14336, "vLLM custom all-reduce (1-stage)", 984, 9.5},
+                   {"AllGather", std::nullopt, "NCCL (RING_LL kernel)", 8, 31}};
+  live.backend_rules = {
+      {"vLLM custom all-reduce (1-stage)", 8, "vLLM turns it off beyond two PCIe GPUs", "vLLM"}};
   std::string journal;
   LiveStepLevel first = live;  // as read when its wait ended, before a late file of its window came
   first.wall_us = 1;
@@ -153,6 +160,25 @@ TEST_CASE("a journal's profile windows and live steps come back in the report", 
   const RunReport again = nlohmann::json(back).get<RunReport>();
   CHECK(again.live_profile.levels[0].kinds[0].ops_per_step == 123);
   CHECK(again.serve.profile.windows[0].status == ProfileWindowStatus::recorded);
+  // The backends that ran, per kind and size, and the engine's rule, come back and reach report.md.
+  for (const LiveStepLevel& read : {back.live_profile.levels[0], again.live_profile.levels[0]}) {
+    REQUIRE(read.backends.size() == 2);
+    CHECK((read.backends[0].bytes == std::optional<std::uint64_t>(14336) && read.backends[0].count == 984 &&
+           read.backends[0].backend == "vLLM custom all-reduce (1-stage)" &&
+           read.backends[0].op_us_p50 == 9.5));
+    CHECK((read.backends[1].kind == "AllGather" && !read.backends[1].bytes));
+    REQUIRE(read.backend_rules.size() == 1);
+    CHECK((read.backend_rules[0].ranks == 8 && read.backend_rules[0].source == "vLLM"));
+  }
+  RunReport shown = again;
+  shown.serve.profile.asked = true;
+  const std::string md = render_live_profile(shown);
+  CHECK_THAT(md, Contains("| 8 | AllReduce | 14336 | vLLM custom all-reduce (1-stage) | 984 | 9.500 |"));
+  CHECK_THAT(md, Contains("| 8 | AllGather | unknown | NCCL (RING_LL kernel) | 8 | 31.00 |"));
+  CHECK_THAT(
+      md,
+      Contains(
+          "- C=8: vLLM custom all-reduce (1-stage) on 8 ranks: vLLM turns it off beyond two PCIe GPUs (source: vLLM)."));
   const nlohmann::json plain = RunReport{};
   CHECK_FALSE(plain.contains("live_profile"));
   CHECK_FALSE(plain["serve"].contains("profile"));
@@ -472,6 +498,16 @@ TEST_CASE("live profile: a window's files are linked per level and read as k25co
   CHECK((level.steps == direct.steps && level.wall_us == direct.wall_us &&
          level.comm_merged_us == direct.comm_merged_us && level.gpu_busy_us == direct.gpu_busy_us));
   CHECK(level.comm_merged_us == 2.0);  // one AllReduce of 2 us a step, on both ranks
+  // The backend that ran each kind, as the capture says it: NCCL's ring LL kernel, 3 steps on 2 ranks.
+  REQUIRE(level.backends.size() == read.trace->backends.size());
+  REQUIRE(level.backends.size() == 1);
+  CHECK(level.backends[0].kind == "AllReduce");
+  CHECK(level.backends[0].backend == read.trace->backends[0].backend);
+  CHECK(level.backends[0].backend == "NCCL (RING_LL kernel)");
+  CHECK(level.backends[0].count == 6);
+  CHECK(level.backends[0].op_us_p50 == 2.0);
+  CHECK(level.backends[0].bytes == read.trace->backends[0].bytes);
+  CHECK(level.backend_rules.empty());  // NCCL on 2 ranks: no engine's rule says otherwise
   CHECK(live.result().levels.size() == 1);
   // A refused window is not waited for.
   window.status = ProfileWindowStatus::refused;

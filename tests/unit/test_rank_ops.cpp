@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/collective_kind.hpp"
+#include "common/collective_kind_names.hpp"
 #include "common/error.hpp"
 #include "plan/hang_spec.hpp"
 #include "plan/permute_maps.hpp"
@@ -140,4 +141,17 @@ TEST_CASE("permute maps: copy i carries token i mod tokens, and the CSR inverts 
   CHECK(csr.index == std::vector<std::int32_t>{0, 3, 6, 1, 4, 2, 5});
   const auto few = combine_copies_of_tokens(2, 4);  // tokens without copies get empty ranges
   CHECK(few.offsets == std::vector<std::int32_t>{0, 1, 2, 2, 2});
+}
+
+TEST_CASE("every collective kind has its entry and the name NCCL and the traces give it, read back to it",
+          "[collective-kind]") {
+  for (const auto& [kind, name] : EnumNames<CollectiveKind>::values) {
+    CHECK(kind_info(kind).kind == kind);
+    CHECK(kind_of_recorded_name(recorded_name(kind)) == kind);
+  }
+  CHECK(recorded_name(CollectiveKind::allreduce) == "AllReduce");
+  CHECK(recorded_name(CollectiveKind::alltoallv) == "AllToAll");
+  CHECK(names_kind("ReduceScatter", CollectiveKind::reducescatter));
+  CHECK_FALSE(kind_of_recorded_name("SendRecv"));
+  CHECK_FALSE(kind_of_recorded_name("allreduce"));  // the recorded names only, as written
 }

@@ -2,6 +2,7 @@
 #include "capture/analysis/capture_analysis.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "capture/analysis/rank_join.hpp"
 #include "capture/analysis/step_detection.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
 namespace {
@@ -22,7 +24,7 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
 
 std::optional<int> tokens_of(std::uint64_t bytes, const std::string& kind,
                              const std::optional<CaptureModel>& model) {
-  if (!model || kind != "AllReduce") return std::nullopt;
+  if (!model || !names_kind(kind, CollectiveKind::allreduce)) return std::nullopt;
   const std::uint64_t per_token = model->bytes_per_token();
   if (per_token == 0 || bytes % per_token != 0 || bytes / per_token > static_cast<std::uint64_t>(INT_MAX))
     return std::nullopt;
@@ -100,8 +102,15 @@ struct GroupSamples {
   std::uint64_t partial = 0;
 };
 
+// The order outputs list an op's phase in: decode, prefill, unknown, outside steps (TimelineRow::phase).
+constexpr std::array<char, 4> kPhaseByOrder = {'d', 'p', 'u', '-'};
 int phase_order(char phase) {
-  return phase == 'd' ? 0 : phase == 'p' ? 1 : 2;
+  return phase == 'd' ? 0 : phase == 'p' ? 1 : phase == 'u' ? 2 : 3;
+}
+
+// A step's phase as TimelineRow::phase: a trace's step without a phase is neither decode nor prefill.
+char step_phase(const DetectedStep& step) {
+  return step.prefill ? 'p' : step.phase_unknown ? 'u' : 'd';
 }
 
 StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
@@ -126,11 +135,12 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
   }
   if (!d.found) return s;
   s.size_kind = kinds[d.dominant_kind];
-  if (model && s.size_kind == "AllReduce") s.bytes_per_token = model->bytes_per_token();
+  if (model && names_kind(s.size_kind, CollectiveKind::allreduce))
+    s.bytes_per_token = model->bytes_per_token();
   if (model) {
     int allreduces = 0;
     for (const PatternRun& run : d.pattern)
-      if (kinds[run.kind] == "AllReduce") allreduces += run.count;
+      if (names_kind(kinds[run.kind], CollectiveKind::allreduce)) allreduces += run.count;
     s.matches_model = allreduces == model->allreduces_per_step;
   }
 
@@ -151,7 +161,7 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
   std::vector<double> kind_total(pattern_kinds.size(), 0.0);
   double decode_total = 0;
   for (const DetectedStep& step : d.steps) {
-    const char phase = step.prefill ? 'p' : 'd';
+    const char phase = step_phase(step);
     (step.prefill ? s.prefill_steps : s.decode_steps) += 1;
     if (step.partial) ++s.partial_steps;
     if (step.phase_unknown) ++s.phase_unknown_steps;
@@ -185,7 +195,7 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
     StepSizeGroup g;
     g.bytes = key.first;
     g.tokens = tokens_of(g.bytes, s.size_kind, model);
-    g.phase = key.second == 0 ? "decode" : "prefill";
+    g.phase = op_phase_name(kPhaseByOrder[static_cast<std::size_t>(key.second)]);
     g.steps = group.comm_us.size();
     g.partial_steps = group.partial;
     g.comm_us = summarize(std::move(group.comm_us));
@@ -331,7 +341,7 @@ std::vector<TimelineRow> timeline_and_groups(const CommunicatorOps& comm, const 
   for (std::size_t s = 0; s < detection.steps.size(); ++s) {
     const DetectedStep& step = detection.steps[s];
     for (std::size_t i = step.first; i <= step.last; ++i) {
-      phase[i] = step.prefill ? 'p' : 'd';
+      phase[i] = step_phase(step);
       step_of[i] = static_cast<std::int64_t>(s);
     }
   }
@@ -364,7 +374,7 @@ SizeGroup size_group(const SizeKey& key, GroupSamples& g, const std::vector<std:
   group.bytes = std::get<1>(key);
   group.tokens = tokens_of(group.bytes, group.kind, model);
   const int order = std::get<2>(key);
-  group.phase = order == 0 ? "decode" : order == 1 ? "prefill" : "outside_steps";
+  group.phase = op_phase_name(kPhaseByOrder[static_cast<std::size_t>(order)]);
   group.mode = launch_mode_name(std::get<3>(key));
   group.bytes_source = bytes_source_name(std::get<4>(key));
   group.count = g.exec.size();
@@ -408,7 +418,7 @@ void communicator_notes(const CommunicatorOps& comm, const CommunicatorResult& c
   if (c.step.matches_model && !*c.step.matches_model) {
     int allreduces = 0;
     for (const auto& [kind, count] : c.step.pattern)
-      if (kind == "AllReduce") allreduces += count;
+      if (names_kind(kind, CollectiveKind::allreduce)) allreduces += count;
     notes.push_back(
         fmt::format("communicator {}: the captured step holds {} AllReduces; the model config gives {} ({})",
                     who, allreduces, settings.model->allreduces_per_step, settings.model->allreduces_rule));
@@ -426,7 +436,7 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   r.kinds = capture.kinds;
   r.notes = capture.notes;
   for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
-    if (file.cut && file.format == "inspector")
+    if (file.cut && file.format == InputFormat::inspector)
       r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
   const StepHints hints = capture_step_hints(settings);
   for (const CommunicatorOps& comm : join_ranks(capture)) {

@@ -10,15 +10,17 @@
 #include <fmt/ranges.h>
 
 #include "capture/analysis/primary_communicator.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
 namespace {
 
+// The replay's kind of an Inspector record's kind; nullopt for one the sequence leaves out (All-to-All: the
+// replay's All-to-Allv is measured as its own phase, never matched op by op).
 std::optional<CollectiveKind> sequence_kind(const std::string& inspector_kind) {
-  if (inspector_kind == "AllReduce") return CollectiveKind::allreduce;
-  if (inspector_kind == "AllGather") return CollectiveKind::allgather;
-  if (inspector_kind == "ReduceScatter") return CollectiveKind::reducescatter;
-  return std::nullopt;
+  const std::optional<CollectiveKind> kind = kind_of_recorded_name(inspector_kind);
+  if (kind == CollectiveKind::alltoallv) return std::nullopt;
+  return kind;
 }
 
 // One op of one step: its kind and its size as nccl-tests counts it.

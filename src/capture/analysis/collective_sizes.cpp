@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "capture/analysis/trace_work.hpp"
+#include "common/collective_kind_names.hpp"
 #include "plan/graph_padding.hpp"
 
 namespace k25 {
@@ -26,7 +27,9 @@ void assign_steps(const TraceWork& work, RankWork& w) {
 // The size --model gives an AllReduce of a step whose batch is known; 0 where it gives none.
 std::uint64_t model_bytes(const TraceWork& work, const RankWork& w, std::size_t c, const GpuActivity& a) {
   const std::optional<CaptureModel>& model = work.settings.model;
-  if (!model || work.classes.kinds()[work.classes.kind_of(a)] != "AllReduce" || w.comm_step[c] < 0) return 0;
+  if (!model || !names_kind(work.classes.kinds()[work.classes.kind_of(a)], CollectiveKind::allreduce) ||
+      w.comm_step[c] < 0)
+    return 0;
   const std::optional<int>& step_tokens = w.steps[static_cast<std::size_t>(w.comm_step[c])].tokens;
   if (!step_tokens) return 0;
   int tokens = *step_tokens;

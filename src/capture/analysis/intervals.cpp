@@ -6,15 +6,20 @@
 namespace k25 {
 
 MergedIntervals::MergedIntervals(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  const auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(intervals.begin(), intervals.end(), by_start))  // most come by start already
+    std::sort(intervals.begin(), intervals.end(), by_start);
+  // Merged in place: the union is written over the intervals it came from.
+  std::size_t kept = 0;
   for (const Interval& i : intervals) {
     if (i.end <= i.start) continue;
-    if (!intervals_.empty() && i.start <= intervals_.back().end)
-      intervals_.back().end = std::max(intervals_.back().end, i.end);
+    if (kept > 0 && i.start <= intervals[kept - 1].end)
+      intervals[kept - 1].end = std::max(intervals[kept - 1].end, i.end);
     else
-      intervals_.push_back(i);
+      intervals[kept++] = i;
   }
+  intervals.resize(kept);
+  intervals_ = std::move(intervals);
   index();
 }
 

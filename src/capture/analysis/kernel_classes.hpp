@@ -3,47 +3,29 @@
 // communication, its collective kind and element type.
 #pragma once
 
-#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "capture/model/kernel_class.hpp"
+
 namespace k25 {
-
-// The classes, in the order the outputs list them. `unclassified`: no rule matched.
-enum class KernelClass : std::uint8_t {
-  communication,
-  gemm,
-  attention,
-  moe_routing,
-  norm_elementwise,
-  memcpy_memset,
-  other,
-  unclassified
-};
-
-struct KernelClassInfo {
-  KernelClass id;
-  const char* key;    // in the tables and capture.json: "moe_routing"
-  const char* title;  // in capture.md: "MoE routing/permute"
-};
-inline constexpr std::array<KernelClassInfo, 8> kKernelClasses = {{
-    {KernelClass::communication, "communication", "communication"},
-    {KernelClass::gemm, "gemm", "GEMM"},
-    {KernelClass::attention, "attention", "attention"},
-    {KernelClass::moe_routing, "moe_routing", "MoE routing/permute"},
-    {KernelClass::norm_elementwise, "norm_elementwise", "norm/elementwise"},
-    {KernelClass::memcpy_memset, "memcpy_memset", "memcpy/memset"},
-    {KernelClass::other, "other", "other"},
-    {KernelClass::unclassified, "unclassified", "unclassified"},
-}};
-const KernelClassInfo& kernel_class_info(KernelClass id);
 
 struct KernelClassification {
   KernelClass cls = KernelClass::unclassified;
   std::string kind;   // communication: "AllReduce", "AllGather", "SendRecv", "Dispatch", ...
   std::string dtype;  // where the name gives it: "bf16", "float"
+  std::string
+      backend;  // communication: the library and kernel that ran it ("NCCL (RING_LL kernel)"); "" unknown
+};
+
+// An engine's own rule that would have chosen another backend on another link (the table's backend_rules):
+// it applies where a backend whose name starts with `backend` ran on more than `above_ranks` ranks.
+struct BackendRule {
+  std::string backend;
+  int above_ranks = 0;
+  std::string rule, source;
 };
 
 // Where the shipped table is: data/kernel-classes.yaml looked up as the configs are (the working directory,
@@ -71,6 +53,7 @@ class KernelClassifier {
   KernelClassification classify(std::string_view kernel_name) const;
   const std::vector<std::string>& tables() const;
   std::size_t rules() const;
+  const std::vector<BackendRule>& backend_rules() const;
 
  private:
   struct Impl;

@@ -19,13 +19,15 @@ struct RankIntervals {
 
 // A kernel's interval into its kind's or compute's, and its time into the unclassified names' where no class
 // took it.
-void add_kernel(TraceWork& work, const GpuActivity& a, KernelClass cls, RankIntervals& in) {
+void add_kernel(const TraceWork& work, RankWork& w, const GpuActivity& a, KernelClass cls,
+                RankIntervals& in) {
   const Interval iv{a.start_ns, a.end_ns};
-  work.kernel_time_total += a.end_ns - a.start_ns;
+  w.kernel_time += a.end_ns - a.start_ns;
   in.kernels.push_back(iv);
   if (cls == KernelClass::unclassified) {
-    ++work.unclassified[a.name].first;
-    work.unclassified[a.name].second += static_cast<std::uint64_t>(a.end_ns - a.start_ns);
+    auto& [count, sum_ns] = w.unclassified[a.name];
+    ++count;
+    sum_ns += static_cast<std::uint64_t>(a.end_ns - a.start_ns);
   }
   if (cls != KernelClass::communication) {
     in.compute.push_back(iv);
@@ -38,8 +40,13 @@ void add_kernel(TraceWork& work, const GpuActivity& a, KernelClass cls, RankInte
   in.kind_time[kind].second += a.end_ns - a.start_ns;
 }
 
-RankIntervals collect(TraceWork& work, const RankWork& w, TraceRankResult& rr) {
+RankIntervals collect(const TraceWork& work, RankWork& w, TraceRankResult& rr) {
   RankIntervals in;
+  // Room for what is known to come: the vectors never grow by copying.
+  in.all.reserve(w.acts.size());
+  in.kernels.reserve(w.acts.size());
+  in.comm.reserve(w.comm.size());
+  in.compute.reserve(w.acts.size() - w.comm.size());
   for (std::uint32_t i : w.acts) {
     const GpuActivity& a = work.trace.activities[i];
     const KernelClass cls = work.classes.class_of(a);
@@ -53,7 +60,7 @@ RankIntervals collect(TraceWork& work, const RankWork& w, TraceRankResult& rr) {
     }
     ++rr.kernels;
     if (a.launch == LaunchMode::graph) ++rr.graph_kernels;
-    add_kernel(work, a, cls, in);
+    add_kernel(work, w, a, cls, in);
   }
   return in;
 }
@@ -100,7 +107,7 @@ CommOverlap comm_overlap(std::int64_t merged, std::int64_t overlapped) {
   return o;
 }
 
-TraceRankResult rank_figures(TraceWork& work, RankWork& w, const std::string& step_method) {
+TraceRankResult rank_figures(const TraceWork& work, RankWork& w, const std::string& step_method) {
   const TraceRank& rank = work.trace.ranks[w.index];
   TraceRankResult rr;
   rr.rank = rank.rank;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "capture/analysis/primary_communicator.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
 namespace {
@@ -47,7 +48,7 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
                                       c.n_ranks, out.ranks));
     if (!c.p2p.empty()) p2p = true;
     for (const SizeGroup& g : c.by_size) {
-      if (g.kind != "AllReduce") {
+      if (!names_kind(g.kind, CollectiveKind::allreduce)) {
         unmatched_kinds.insert(g.kind);
         continue;
       }
@@ -73,7 +74,8 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
       out.ops.push_back(std::move(row));
     }
     for (const StepSizeGroup& g : c.step.by_size) {
-      if (g.phase != "decode" || !g.tokens || c.step.size_kind != "AllReduce") continue;
+      if (g.phase != "decode" || !g.tokens || !names_kind(c.step.size_kind, CollectiveKind::allreduce))
+        continue;
       ReplayStepRow row;
       row.comm = comm_label(c);
       row.tokens = *g.tokens;
@@ -109,7 +111,7 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
     for (const AttributionRow& a : replay.attribution) {
       if (a.tokens != row.batch) continue;
       for (const CommShare& c : a.comm)
-        row.replay.push_back({a.concurrency, a.tpot_ms, c.key, c.comm_ms, c.share});
+        row.replay.push_back({a.concurrency, a.tpot_ms, c.key.text(), c.comm_ms, c.share});
     }
     out.shares.push_back(std::move(row));
   }
@@ -180,6 +182,9 @@ std::vector<LiveAttributionRow> live_attribution(const CaptureResult& capture,
     row.tpot_source = "--tpot";
     if (!comm || !comm->step.decode_comm_us) {
       row.captured_reason = "no decode step was found in the capture";
+    } else if (comm->step.phase_unknown_steps == comm->step.decode_steps) {
+      row.captured_reason =
+          "the capture's steps have no phase (training steps, or steps the timeline cut): no decode step";
     } else {
       row.captured_steps = comm->step.decode_steps;
       row.captured_comm_ms = comm->step.decode_comm_us->p50 / 1000.0;

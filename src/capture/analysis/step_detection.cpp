@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/collective_kind_names.hpp"
+
 namespace k25 {
 namespace {
 
@@ -241,11 +243,11 @@ std::string no_step_reason(const std::vector<std::string>& kinds,
   if (only_incomplete)
     return "missing sequence numbers (dropped or sampled records) break every candidate step";
   if (present.size() == 1)
-    return fmt::format("the sequence holds only {} ops: no op occurs once per step to delimit steps{}",
-                       present.front(),
-                       present.front() == "AllReduce" && !hints.model_allreduces_per_step
-                           ? "; --model CONFIG cuts AllReduce runs by the model's AllReduces per step"
-                           : "");
+    return fmt::format(
+        "the sequence holds only {} ops: no op occurs once per step to delimit steps{}", present.front(),
+        names_kind(present.front(), CollectiveKind::allreduce) && !hints.model_allreduces_per_step
+            ? "; --model CONFIG cuts AllReduce runs by the model's AllReduces per step"
+            : "");
   return fmt::format("no op kind recurs once per step with the same ops between ({} tried)",
                      fmt::join(present, ", "));
 }
@@ -317,6 +319,11 @@ void set_phases(const CommunicatorOps& comm, bool given, StepDetection& d) {
     if (given && (phase == 'd' || phase == 'p' || phase == 'm')) step.prefill = phase != 'd';
     step.phase_unknown = given && phase == '?' && !step.prefill;
   }
+  // A trace's steps without a phase (training steps) are not decode either.
+  const std::string_view all_decode = ": all decode";
+  if (std::any_of(d.steps.begin(), d.steps.end(), [](const DetectedStep& s) { return s.phase_unknown; }) &&
+      d.prefill_rule.ends_with(all_decode))
+    d.prefill_rule.replace(d.prefill_rule.size() - all_decode.size(), all_decode.size(), ": none is prefill");
   if (given && std::any_of(d.steps.begin(), d.steps.end(), [&](const DetectedStep& s) {
         return comm.ops[comm.sequence[s.first]].phase != '?';
       }))
@@ -359,7 +366,7 @@ StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::s
   bool only_incomplete = false;
   Spans spans = given ? given_steps(comm, kinds, hints, d)
                       : anchor_steps(comm, kinds, candidates, uncertain, d, only_incomplete);
-  const auto allreduce = std::find(kinds.begin(), kinds.end(), "AllReduce");
+  const auto allreduce = std::find(kinds.begin(), kinds.end(), recorded_name(CollectiveKind::allreduce));
   const auto allreduce_kind = static_cast<std::uint16_t>(allreduce - kinds.begin());
   if (!d.found && !given && hints.model_allreduces_per_step && *hints.model_allreduces_per_step > 0 &&
       allreduce != kinds.end() && kind_count[allreduce_kind] > 0)

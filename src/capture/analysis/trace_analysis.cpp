@@ -3,7 +3,9 @@
 #include "capture/analysis/trace_analysis.hpp"
 
 #include <algorithm>
-#include <filesystem>
+#include <atomic>
+#include <exception>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -13,60 +15,8 @@
 namespace k25 {
 namespace {
 
-std::string file_name(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-
-// "FILE" or "FILE (PROCESS)", for messages.
-std::string who(const TraceCapture& trace, const TraceRank& r) {
-  const TraceFile& f = trace.files[r.file];
-  return r.process.empty() || r.process == file_name(f.path) ? f.path
-                                                             : fmt::format("{} ({})", f.path, r.process);
-}
-
-void check_world_sizes_and_ranks(const TraceCapture& trace) {
-  const TraceRank* sized = nullptr;
-  for (const TraceRank& r : trace.ranks) {
-    if (r.world_size == 0) continue;
-    if (sized && sized->world_size != r.world_size)
-      throw UsageError(fmt::format("files of different runs: {} has world size {}, {} has {}",
-                                   who(trace, *sized), sized->world_size, who(trace, r), r.world_size));
-    if (!sized) sized = &r;
-  }
-  std::map<int, const TraceRank*> claimed;
-  for (const TraceRank& r : trace.ranks) {
-    const auto [it, inserted] = claimed.emplace(r.rank, &r);
-    if (!inserted)
-      throw UsageError(
-          fmt::format("{} and {} both claim rank {} (from {}): give one file per rank of one run",
-                      who(trace, *it->second), who(trace, r), r.rank, r.rank_source));
-  }
-}
-
-// Ranks of one run are traced together: their GPU times overlap (within a minute at least).
-void check_gpu_times_overlap(const TraceCapture& trace) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> span(trace.ranks.size(), {INT64_MAX, INT64_MIN});
-  for (const GpuActivity& a : trace.activities) {
-    span[a.rank].first = std::min(span[a.rank].first, a.start_ns);
-    span[a.rank].second = std::max(span[a.rank].second, a.end_ns);
-  }
-  std::size_t longest = 0;
-  for (std::size_t i = 0; i < span.size(); ++i)
-    if (span[i].second - span[i].first > span[longest].second - span[longest].first) longest = i;
-  constexpr std::int64_t kSlack = 60'000'000'000;
-  for (std::size_t i = 0; i < span.size(); ++i) {
-    if (!trace.ranks[i].absolute_clock || !trace.ranks[longest].absolute_clock ||
-        span[i].first > span[i].second)
-      continue;
-    if (span[i].first > span[longest].second + kSlack || span[i].second + kSlack < span[longest].first)
-      throw UsageError(fmt::format(
-          "files of different runs: the GPU times of {} and {} are {:.1f} s apart (ranks of one run are traced together)",
-          who(trace, trace.ranks[longest]), who(trace, trace.ranks[i]),
-          static_cast<double>(
-              std::max(span[i].first - span[longest].second, span[longest].first - span[i].second)) /
-              1e9));
-  }
-}
+// Ranks whose figures are made at once: both cores.
+constexpr std::size_t kAnalysisThreads = 2;
 
 TraceResult result_start(const TraceCapture& trace, const KernelClassifier& classifier,
                          const TraceSettings& settings) {
@@ -96,12 +46,38 @@ void size_note(const TraceWork& work, TraceResult& r) {
                           : "; --model CONFIG sizes AllReduces from each step's batch"));
 }
 
-}  // namespace
-
-void check_trace_runs(const TraceCapture& trace) {
-  check_world_sizes_and_ranks(trace);
-  if (trace.ranks.size() >= 2) check_gpu_times_overlap(trace);
+// Every rank's figures, on two cores at once (each reads the work and writes its own rank); then the run's
+// kernel time and unclassified kernels, summed in rank order.
+std::vector<TraceRankResult> ranks_figures(TraceWork& work, const std::string& step_method) {
+  std::vector<TraceRankResult> figures(work.ranks.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(kAnalysisThreads);
+  const auto run = [&](std::size_t thread) {
+    try {
+      for (std::size_t i; (i = next++) < work.ranks.size();)
+        figures[i] = rank_figures(work, work.ranks[i], step_method);
+    } catch (...) {
+      errors[thread] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < std::min(kAnalysisThreads, work.ranks.size()); ++t)
+    threads.emplace_back(run, t);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  for (RankWork& w : work.ranks) {
+    work.kernel_time_total += w.kernel_time;
+    for (const auto& [name, time] : w.unclassified) {
+      work.unclassified[name].first += time.first;
+      work.unclassified[name].second += time.second;
+    }
+  }
+  return figures;
 }
+
+}  // namespace
 
 TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifier,
                             const TraceSettings& settings) {
@@ -110,14 +86,17 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
   r = result_start(trace, classifier, settings);
   TraceWork work(std::move(trace), classifier, settings);
   find_steps(work, r);
-  for (RankWork& w : work.ranks) {
-    r.ranks.push_back(rank_figures(work, w, r.step_method));
+  std::vector<TraceRankResult> figures = ranks_figures(work, r.step_method);
+  for (std::size_t i = 0; i < work.ranks.size(); ++i) {
+    RankWork& w = work.ranks[i];
+    r.ranks.push_back(std::move(figures[i]));
     collective_sizes(work, w, r);
     step_figures(work, w, r);
     r.steps += w.steps.size();
   }
   join_ranks(work, r);
   finish_groups(work, r);
+  backend_rows(work, r);
   unclassified_kernels(work, r);
   size_note(work, r);
   out.records = trace_records(work, r);

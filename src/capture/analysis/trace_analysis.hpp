@@ -30,10 +30,6 @@ struct TraceAnalysis {
   std::string step_method;  // the method the records' steps came from ("" when none)
 };
 
-// Refuses (UsageError naming the files) ranks of different runs (their world sizes differ, or their GPU
-// times do not overlap) and two files claiming one rank.
-void check_trace_runs(const TraceCapture& trace);
-
 TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifier,
                             const TraceSettings& settings);
 

@@ -7,7 +7,10 @@
 namespace k25 {
 
 TraceClasses::TraceClasses(const TraceCapture& trace, const KernelClassifier& classifier)
-    : names_(trace.names), by_name_(trace.names.size()), by_collective_(trace.names.size(), kNoKind) {
+    : names_(trace.names),
+      by_name_(trace.names.size()),
+      by_collective_(trace.names.size(), kNoKind),
+      backend_rules_(classifier.backend_rules()) {
   std::vector<bool> classified(trace.names.size(), false), collective_seen(trace.names.size(), false);
   for (const GpuActivity& a : trace.activities) {
     if (a.type != GpuActivityType::kernel) continue;
@@ -20,6 +23,7 @@ TraceClasses::TraceClasses(const TraceCapture& trace, const KernelClassifier& cl
       if (c.cls == KernelClass::communication) {
         n.kind = kind_index(c.kind.empty() ? "unknown" : c.kind);
         n.says_nothing = kind_says_nothing(c.kind);
+        n.backend = c.backend;
       }
     }
     if (a.collective == 0 || collective_seen[a.collective] || !by_name_[a.name].says_nothing) continue;

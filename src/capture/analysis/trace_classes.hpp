@@ -35,6 +35,10 @@ class TraceClasses {
     return by_name_[a.name].dtype.empty() ? names_[a.dtype] : by_name_[a.name].dtype;
   }
   const std::vector<std::string>& kinds() const { return kinds_; }
+  // The backend the name gives a communication kernel ("" where the table names none).
+  const std::string& backend_of(const GpuActivity& a) const { return by_name_[a.name].backend; }
+  // The table's engine rules for backends (KernelClassifier::backend_rules).
+  const std::vector<BackendRule>& backend_rules() const { return backend_rules_; }
 
  private:
   static constexpr std::uint16_t kNoKind = UINT16_MAX;
@@ -42,7 +46,7 @@ class TraceClasses {
     KernelClass cls = KernelClass::unclassified;
     std::uint16_t kind = 0;
     bool says_nothing = false;  // the kind from the name is "Generic" or the like
-    std::string dtype;
+    std::string dtype, backend;
   };
   std::uint16_t kind_index(const std::string& kind);
 
@@ -50,6 +54,7 @@ class TraceClasses {
   std::vector<std::string> kinds_;
   std::vector<NameClass> by_name_;
   std::vector<std::uint16_t> by_collective_;  // per name: the kind a c10d collective name gives
+  std::vector<BackendRule> backend_rules_;
 };
 
 }  // namespace k25

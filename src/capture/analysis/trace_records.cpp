@@ -94,7 +94,7 @@ RankStream rank_stream(const TraceWork& work, const RankWork& w, int n_ranks) {
   stream.rank = rank.rank;
   stream.n_ranks = std::max(n_ranks, 1);
   stream.hostname = std::filesystem::path(work.trace.files[rank.file].path).filename().string();
-  stream.format_version = work.trace.files[rank.file].format;
+  stream.format_version = to_string(work.trace.files[rank.file].format);
   stream.file = rank.file;
   return stream;
 }

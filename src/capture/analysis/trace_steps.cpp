@@ -7,20 +7,30 @@
 namespace k25 {
 
 std::vector<TraceStep> steps_from_marks(const std::vector<const StepMark*>& marks, const NameTable& names,
-                                        std::optional<MarkFamily>& family) {
+                                        std::optional<MarkFamily>& family,
+                                        std::vector<std::uint32_t>& without_work) {
   std::map<MarkFamily, std::vector<std::pair<const StepMark*, ParsedStepMark>>> by_family;
-  for (const StepMark* mark : marks) {
-    if (!mark->has_window) continue;
-    if (const auto parsed = parse_step_mark(names[mark->name]))
-      by_family[parsed->family].emplace_back(mark, *parsed);
-  }
+  std::map<MarkFamily, std::vector<std::uint32_t>> idle;  // marks that launched nothing, by family
+  for (const StepMark* mark : marks)
+    if (const auto parsed = parse_step_mark(names[mark->name])) {
+      if (mark->has_window)
+        by_family[parsed->family].emplace_back(mark, *parsed);
+      else
+        idle[parsed->family].push_back(mark->name);
+    }
   family.reset();
   std::size_t most = 0;
   for (const auto& [f, list] : by_family)
-    if (list.size() > most) {
+    if (!is_iteration_family(f) && list.size() > most) {
       most = list.size();
       family = f;
     }
+  for (const auto& [f, list] : by_family)
+    if (!family && is_iteration_family(f)) family = f;
+  without_work.clear();
+  for (const auto& [f, list] : idle)
+    if (family ? f == *family : !is_iteration_family(f))
+      without_work.insert(without_work.end(), list.begin(), list.end());
   std::vector<TraceStep> steps;
   if (!family) return steps;
   for (const auto& [mark, parsed] : by_family[*family]) {

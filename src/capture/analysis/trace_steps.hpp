@@ -22,10 +22,14 @@ struct TraceStep {
   std::optional<std::int64_t> host_ns;  // the mark's host duration
 };
 
-// The marks of one rank's family with the most marks (ties: vLLM, SGLang, ProfilerStep), each with a GPU
-// window, in window order. `family` says which; empty when the rank has none.
+// The marks of one rank's family with the most marks that launched GPU work (ties: vLLM, SGLang,
+// ProfilerStep; the host's iterations only where none of those has any, the optimizer's first), each with its
+// GPU window, in window order. `family` says which; empty when the rank has none. `without_work` gets the
+// names of the family's marks that launched no GPU work (of every family but the iterations', where none was
+// taken): counted and said, never a step.
 std::vector<TraceStep> steps_from_marks(const std::vector<const StepMark*>& marks, const NameTable& names,
-                                        std::optional<MarkFamily>& family);
+                                        std::optional<MarkFamily>& family,
+                                        std::vector<std::uint32_t>& without_work);
 
 // One collective kernel of a rank, in time order.
 struct CommKernel {

@@ -49,11 +49,16 @@ struct RankWork {
   std::vector<const StepMark*> marks;
   std::vector<TraceStep> steps;
   std::optional<MarkFamily> family;
+  std::vector<std::uint32_t> marks_without_work;  // names of its marks that launched no GPU work
   std::string pattern_reason;
   RankUnions unions;
   std::vector<std::int32_t> comm_step;    // per communication kernel: its step (-1: none)
   std::vector<std::uint8_t> comm_source;  // per communication kernel: its SizeSource
   std::vector<std::int64_t> joined;       // per step: the reference rank's step it lines up with (-1: none)
+  // Its part of the run's kernel time and of the unclassified kernels' (name -> count, summed ns), added to
+  // the run's once every rank's figures are made (the ranks' figures are made at once on two cores).
+  std::int64_t kernel_time = 0;
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::uint64_t>> unclassified;
 };
 
 // Per-step samples of a (phase, batch[, rank]) group.
@@ -92,7 +97,7 @@ struct TraceWork {
   std::vector<RankWork> ranks;      // in rank order
   std::int64_t origin = INT64_MAX;  // the run's first GPU activity
   StepGroups groups;
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> unclassified;  // per name: count, summed ns
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> unclassified;  // per name: count, summed ns
   std::int64_t kernel_time_total = 0;
   std::uint64_t graph_unknown = 0;  // collectives without a size that a CUDA graph replayed
 };
@@ -103,8 +108,9 @@ CommOverlap comm_overlap(std::int64_t merged_ns, std::int64_t overlapped_ns);
 // The steps of the analysis, in the order analyze_trace runs them.
 // Steps: the method for the run (marks where any rank has them, else the collectives' pattern, else gaps).
 void find_steps(TraceWork& work, TraceResult& result);
-// Per rank: whole-trace figures and the rank's unions (and its steps, where they are the GPU's idle gaps).
-TraceRankResult rank_figures(TraceWork& work, RankWork& rank, const std::string& step_method);
+// Per rank: whole-trace figures and the rank's unions (and its steps, where they are the GPU's idle gaps); it
+// reads the work and writes only `rank`, so the ranks' figures can be made at once.
+TraceRankResult rank_figures(const TraceWork& work, RankWork& rank, const std::string& step_method);
 // Per rank: each collective's step and size (the trace's, else --model's from the step's batch).
 void collective_sizes(TraceWork& work, RankWork& rank, TraceResult& result);
 // Per rank: each step's row (capture-steps.csv) and its samples into the groups.
@@ -113,6 +119,9 @@ void step_figures(TraceWork& work, const RankWork& rank, TraceResult& result);
 void finish_groups(TraceWork& work, TraceResult& result);
 // Steps lined up across ranks by their GPU windows, and the live join cost of their collectives.
 void join_ranks(TraceWork& work, TraceResult& result);
+// Per (kind, size, backend) over all ranks: which backend ran, how often, its op time; the engines' rules
+// that would have chosen another backend on another link.
+void backend_rows(const TraceWork& work, TraceResult& result);
 // The kernels no class took, largest first.
 void unclassified_kernels(const TraceWork& work, TraceResult& result);
 // The collectives as op records of communicator kTraceCommunicatorId, for the communicator analysis.

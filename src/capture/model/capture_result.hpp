@@ -33,8 +33,8 @@ struct CaptureModel {
   }
 };
 
-// Collectives of one (kind, bytes, phase): phase "decode" or "prefill" (the step holding the op), or
-// "outside_steps". Times are the Inspector's coll_exec_time_us, each op's the max over its ranks.
+// Collectives of one (kind, bytes, phase): phase "decode", "prefill" or "unknown" (the step holding the op),
+// or "outside_steps". Times are the Inspector's coll_exec_time_us, each op's the max over its ranks.
 struct SizeGroup {
   std::string kind;
   std::uint64_t bytes = 0;
@@ -147,8 +147,14 @@ struct TimelineRow {
   std::uint64_t start_ts = 0;
   int slowest_rank = 0, ranks_present = 0;
   std::int64_t step = -1;  // index of its detected step, -1 outside steps
-  char phase = '-';        // 'd' decode, 'p' prefill, '-' outside steps
+  char phase = '-';        // 'd' decode, 'p' prefill, 'u' a step of unknown phase, '-' outside steps
 };
+
+// A TimelineRow phase in words, as capture.json and the CSV give it: "decode", "prefill", "unknown" (a
+// trace's step without a phase: training steps, steps the timeline cut) or "outside_steps".
+inline const char* op_phase_name(char phase) {
+  return phase == 'd' ? "decode" : phase == 'p' ? "prefill" : phase == 'u' ? "unknown" : "outside_steps";
+}
 
 // --replay: a captured (kind, bytes) next to the replay's per-op time at the same size, per timing mode.
 struct ReplayMatch {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "capture/model/input_format.hpp"
+
 namespace k25 {
 
 // One rank of one communicator as one process's file shows it (header + metadata of its records).
@@ -61,7 +63,7 @@ inline const char* bytes_source_name(std::uint8_t source) {
 // One input file and what was found in it.
 struct InputFile {
   std::string path;
-  std::string format = "inspector";  // "inspector" | "kineto" | "nsys"
+  InputFormat format = InputFormat::inspector;
   // Profiler traces: events (Kineto) or rows (nsys) read, GPU activities, kernels, step marks, graph
   // launches.
   std::uint64_t trace_events = 0, gpu_activities = 0, kernels = 0, step_marks = 0, graph_launches = 0;

@@ -129,6 +129,10 @@ const char* to_string(MarkFamily family) {
       return "vLLM execute_model";
     case MarkFamily::sglang:
       return "SGLang step";
+    case MarkFamily::optimizer_step:
+      return "Optimizer.step iteration";
+    case MarkFamily::module_call:
+      return "nn.Module call iteration";
     case MarkFamily::profiler_step:
       break;
   }
@@ -146,6 +150,15 @@ std::optional<ParsedStepMark> parse_step_mark(std::string_view name) {
     std::string_view rest = name.substr(13);
     if (!number(rest) || !rest.empty()) return std::nullopt;
     return ParsedStepMark{};
+  }
+  ParsedStepMark iteration;
+  if (name.starts_with(kOptimizerStepPrefix)) {
+    iteration.family = MarkFamily::optimizer_step;
+    return iteration;
+  }
+  if (name.starts_with(kModuleCallPrefix)) {
+    iteration.family = MarkFamily::module_call;
+    return iteration;
   }
   return std::nullopt;
 }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "capture/model/input_format.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
@@ -70,7 +71,7 @@ struct TraceRank {
 // What was read from one trace file.
 struct TraceFile {
   std::string path;
-  std::string format;        // "kineto" | "nsys"
+  InputFormat format = InputFormat::kineto;
   std::uint64_t events = 0;  // trace events (Kineto) or rows (nsys) read
   std::uint64_t kernels = 0, copies = 0, step_marks = 0;
   std::uint64_t graph_launches = 0;  // host calls that replay a CUDA graph
@@ -123,8 +124,23 @@ struct HostLaunch {
 };
 struct HostMark {
   std::uint64_t thread = 0;
+  bool any_thread = false;  // a training iteration: the launches inside it on every thread are its work
   StepMark mark;
 };
+
+// A host event that shows a training iteration (the optimizer's step, a top-level module call).
+struct HostSpan {
+  std::uint64_t thread = 0;
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint32_t name = 0;  // index into TraceCapture::names
+};
+
+// The host's training iterations of one process as marks over every thread (its backward runs on autograd's
+// own): from each optimizer step's end (the process's first launch, for the first) to the next one's end;
+// and from each start of the most frequent top-level module call to the next one's (the last to the process's
+// last launch). Nothing where the process launched nothing. Returns how many marks were added.
+std::size_t add_iteration_marks(std::vector<HostSpan>& optimizer_steps, std::vector<HostSpan>& module_calls,
+                                const std::vector<HostLaunch>& launches, std::vector<HostMark>& host_marks);
 
 // Resolves the GPU window of each host mark of one process: the activities (indices into `activities`) whose
 // correlation id belongs to a launch on the mark's thread inside the mark. `correlation_of[i]` is the
@@ -145,7 +161,11 @@ std::size_t attach_gpu_spans(std::vector<StepMark>& gpu_spans, std::vector<StepM
 void set_launch_times(const std::vector<HostLaunch>& launches, std::vector<GpuActivity>& activities,
                       std::size_t first, const std::vector<std::uint64_t>& correlation_of);
 
-// Merges another capture (one file read on its own) into `into`, renumbering names, ranks and files.
-void append_trace(TraceCapture& into, TraceCapture&& part);
+// Merges another capture (one file read on its own) into `into`, renumbering names, ranks and files. `part`'s
+// ranks, files and notes are moved out; its activities and marks are copied (their room stays for reuse).
+void append_trace(TraceCapture& into, TraceCapture& part);
+inline void append_trace(TraceCapture& into, TraceCapture&& part) {
+  append_trace(into, part);
+}
 
 }  // namespace k25

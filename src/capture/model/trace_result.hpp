@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "capture/analysis/kernel_classes.hpp"
+#include "capture/model/kernel_class.hpp"
 #include "common/stats.hpp"
 
 namespace k25 {
@@ -140,6 +140,23 @@ struct JoinCostGroup {
   std::uint64_t last_rank_count = 0;
 };
 
+// Which backend ran the collectives of one kind and size over the whole trace, all ranks (capture.json
+// trace.backends): the backend the kernel-class table names for the kernel ("unknown" where it names none).
+struct BackendRow {
+  std::string kind;
+  std::optional<std::uint64_t> bytes;  // absent where the size is unknown
+  std::string backend;
+  std::uint64_t count = 0;
+  double op_us_p50 = 0;  // each kernel's time, p50
+};
+
+// An engine's rule that would have chosen another backend on another link, for a backend that ran.
+struct BackendRuleNote {
+  std::string backend;  // the backend that ran
+  int ranks = 0;        // on this many ranks
+  std::string rule, source;
+};
+
 struct UnclassifiedKernel {
   std::string name;
   std::uint64_t count = 0;
@@ -154,11 +171,14 @@ struct TraceResult {
   std::string step_method_detail;
   double step_gap_us = 0;
   std::uint64_t steps = 0;
-  int reference_rank = -1;  // the rank whose steps the others are lined up with
+  std::uint64_t marks_without_gpu_work = 0;  // step marks that launched no GPU work: counted, not steps
+  int reference_rank = -1;                   // the rank whose steps the others are lined up with
   std::vector<TraceRankResult> ranks;
   std::vector<TraceStepGroup> groups;  // every (phase, batch) over all ranks, then per rank
   std::string join_reason;             // why there is no join cost
   std::vector<JoinCostGroup> join;
+  std::vector<BackendRow> backends;
+  std::vector<BackendRuleNote> backend_rules;
   std::vector<UnclassifiedKernel> unclassified;
   double unclassified_share = 0;
   std::uint64_t sizes_trace = 0, sizes_model = 0, sizes_unknown = 0;  // communication kernels by size source

@@ -7,18 +7,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "capture/analysis/trace_analysis.hpp"
 #include "capture/readers/file_bytes.hpp"
+#include "capture/readers/huge_pages.hpp"
+#include "capture/readers/input_formats.hpp"
 #include "capture/readers/inspector_reader.hpp"
-#include "capture/readers/kineto_reader.hpp"
-#include "capture/readers/nsys_reader.hpp"
+#include "capture/readers/kineto_queue.hpp"
+#include "capture/readers/trace_runs.hpp"
 #include "common/error.hpp"
 
 namespace k25 {
 namespace fs = std::filesystem;
 namespace {
-
-constexpr std::size_t kHeadBytes = 64 * 1024;
 
 std::uint16_t remap(std::vector<std::string>& names, const std::string& name) {
   const auto it = std::find(names.begin(), names.end(), name);
@@ -28,22 +27,6 @@ std::uint16_t remap(std::vector<std::string>& names, const std::string& name) {
 }
 
 }  // namespace
-
-InputFormat sniff_format(const std::string& path) {
-  const std::string head = file_head(path, kHeadBytes);
-  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::nsys;
-  std::size_t begin = head.starts_with("\xEF\xBB\xBF") ? 3 : 0;
-  while (begin < head.size() && std::isspace(static_cast<unsigned char>(head[begin]))) ++begin;
-  if (begin >= head.size() || head[begin] != '{') return InputFormat::unknown;
-  const std::string_view first_line = std::string_view(head).substr(begin, head.find('\n', begin) - begin);
-  if (first_line.find("\"inspector_output_format_version\"") != std::string_view::npos ||
-      first_line.starts_with("{\"header\":"))
-    return InputFormat::inspector;
-  for (const char* key :
-       {"\"traceEvents\"", "\"schemaVersion\"", "\"displayTimeUnit\"", "\"distributedInfo\""})
-    if (head.find(key) != std::string::npos) return InputFormat::kineto;
-  return InputFormat::json;
-}
 
 void append_records(InspectorCapture& into, InspectorCapture&& part) {
   const std::size_t file_offset = into.files.size();
@@ -80,12 +63,12 @@ Input named_file(const std::string& path, const fs::file_status& status) {
   // A pipe, <(...) or /dev/stdin: read whole twice (format, then content), which a stream cannot give.
   if (!fs::is_regular_file(status))
     throw UsageError(fmt::format("{}: cannot read: not a regular file", path));
-  const InputFormat format = sniff_format(path);
-  if (format == InputFormat::unknown)
-    throw UsageError(fmt::format(
-        "{}: not NCCL Inspector output, a profiler trace (Kineto JSON, plain or gzip) or an Nsight Systems SQLite export",
-        path));
-  return {path, format == InputFormat::json ? InputFormat::kineto : format, false};
+  bool json_object = false;
+  const std::optional<InputFormat> format = sniff_format(file_head_of(path), json_object);
+  if (format) return {path, *format, false};
+  // A JSON object of no known format: the trace reader says what it lacks.
+  if (json_object) return {path, InputFormat::kineto, false};
+  throw UsageError(fmt::format("{}: not {}", path, one_of_the_formats()));
 }
 
 // A folder's regular files in name order, those of no known format skipped with a note.
@@ -98,18 +81,16 @@ void folder_files(const std::string& path, std::vector<Input>& files, std::vecto
   std::sort(entries.begin(), entries.end());
   std::size_t taken = 0;
   for (const std::string& entry : entries) {
-    const InputFormat format = sniff_format(entry);
-    if (format == InputFormat::unknown || format == InputFormat::json) {
-      notes.push_back(
-          fmt::format("skipped {}: not an Inspector log, a profiler trace or an nsys export", entry));
+    bool json_object = false;
+    const std::optional<InputFormat> format = sniff_format(file_head_of(entry), json_object);
+    if (!format) {
+      notes.push_back(fmt::format("skipped {}: not {}", entry, one_of_the_formats()));
       continue;
     }
-    files.push_back({entry, format, true});
+    files.push_back({entry, *format, true});
     ++taken;
   }
-  if (taken == 0)
-    throw UsageError(fmt::format(
-        "{}: no Inspector logs, profiler traces or Nsight Systems exports in this directory", path));
+  if (taken == 0) throw UsageError(fmt::format("{}: no {} in this directory", path, formats_list()));
 }
 
 // Every file with its format, in the order given (a folder's in name order).
@@ -127,36 +108,24 @@ std::vector<Input> input_files(const std::vector<std::string>& paths, std::vecto
   return files;
 }
 
-// Each file by its format's reader; a host-only trace in a folder is skipped with a note (vLLM's frontend
-// writes one beside the ranks'). Returns whether any Inspector file was read.
+// Each file by its format family's reader; a host-only trace in a folder is skipped with a note (vLLM's
+// frontend writes one beside the ranks'). Returns whether any Inspector file was read.
 bool read_files(const std::vector<Input>& files, InspectorReader& inspector, CaptureInputs& inputs,
                 std::vector<std::string>& notes) {
-  bool any_inspector = false;
-  std::unique_ptr<KinetoReader> kineto;
+  std::vector<std::string> kineto_paths;
+  for (const Input& input : files)
+    if (input.format == InputFormat::kineto) kineto_paths.push_back(input.path);
+  KinetoQueue kineto(std::move(kineto_paths));
+  InputReaders readers{inspector, kineto, inputs.trace};
   for (const Input& input : files) {
     try {
-      switch (input.format) {
-        case InputFormat::inspector:
-          inspector.add_path(input.path);
-          any_inspector = true;
-          break;
-        case InputFormat::kineto:
-          if (!kineto) kineto = std::make_unique<KinetoReader>();
-          kineto->read_file(input.path, inputs.trace);
-          break;
-        case InputFormat::nsys:
-          append_trace(inputs.trace, read_nsys_file(input.path));
-          break;
-        case InputFormat::json:
-        case InputFormat::unknown:
-          break;
-      }
+      format_family(input.format).read(input.path, readers);
     } catch (const TraceWithoutGpuEvents& e) {
       if (!input.in_folder) throw;
       notes.push_back(fmt::format("skipped {}", e.what()));
     }
   }
-  return any_inspector;
+  return readers.any_inspector;
 }
 
 }  // namespace
@@ -172,6 +141,7 @@ CaptureInputs read_capture_inputs(const std::vector<std::string>& paths) {
     if (input.format == InputFormat::kineto) trace_bytes += file_bytes_hint(input.path);
   inputs.trace.activities.reserve(
       static_cast<std::size_t>(std::min<std::uint64_t>(trace_bytes / 256, 1u << 28)));
+  prefer_huge_pages(inputs.trace.activities.data(), inputs.trace.activities.capacity() * sizeof(GpuActivity));
   InspectorReader inspector;
   const bool any_inspector = read_files(files, inspector, inputs, notes);
   if (!any_inspector && inputs.trace.empty())

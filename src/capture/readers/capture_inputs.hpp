@@ -1,6 +1,5 @@
-// The inputs of `k25comm capture`: files and folders, each file's format told by its content, never its name
-// (NCCL Inspector JSON lines; PyTorch profiler / Kineto JSON, plain or gzip; Nsight Systems SQLite exports),
-// and read by its format's reader.
+// The inputs of `k25comm capture`: files and folders, each file's format told by its content, never its name,
+// and read by its format's reader (the format families of input_formats.hpp).
 #pragma once
 
 #include <string>
@@ -10,12 +9,6 @@
 #include "capture/model/trace_model.hpp"
 
 namespace k25 {
-
-enum class InputFormat { inspector, kineto, nsys, json, unknown };
-
-// The format of a file from its first bytes (gunzipped where gzip): `json` is a JSON object that is neither
-// Inspector output nor recognisably a trace.
-InputFormat sniff_format(const std::string& path);
 
 struct CaptureInputs {
   InspectorCapture inspector;  // empty without Inspector files

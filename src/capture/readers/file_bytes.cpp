@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "capture/readers/huge_pages.hpp"
 #include "common/error.hpp"
 #include "common/unique_fd.hpp"
 
@@ -53,6 +54,7 @@ struct Output {
   void reserve(std::size_t wanted) {
     if (wanted <= capacity) return;
     std::unique_ptr<char[]> bigger(new char[wanted]);
+    prefer_huge_pages(bigger.get(), wanted);
     if (size > 0) std::memcpy(bigger.get(), data.get(), size);
     data = std::move(bigger);
     capacity = wanted;

@@ -1,8 +1,10 @@
 // Reads PyTorch profiler (Kineto) traces, JSON plain or gzip, one file at a time (never a whole run in one
-// document): kernels, copies and sets per (device, stream), the host calls that launched them, c10d's sizes
-// on collective kernels, and the engine's step marks.
+// document), its events a few megabytes at a time: kernels, copies and sets per (device, stream), the host
+// calls that launched them, c10d's sizes on collective kernels, the engine's step marks and the host's
+// training iterations.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,13 +15,17 @@ namespace k25 {
 
 class KinetoReader {
  public:
-  KinetoReader();
+  // The events array is parsed in pieces of about this many bytes: the parser's index is of one piece.
+  static constexpr std::size_t kPieceBytes = 8 << 20;
+
+  explicit KinetoReader(std::size_t piece_bytes = kPieceBytes);
   ~KinetoReader();
   KinetoReader(const KinetoReader&) = delete;
   KinetoReader& operator=(const KinetoReader&) = delete;
 
-  // One trace file. Both timestamp styles (microseconds with three decimals relative to baseTimeNanoseconds,
-  // integer microseconds since the epoch), legacy categories (Kernel, Runtime, Memcpy, Memset). The rank from
+  // One trace file. Every timestamp style (microseconds with three decimals relative to baseTimeNanoseconds,
+  // microseconds since the epoch, integer or with decimals: read as decimal text, exact to the nanosecond),
+  // legacy categories (Kernel, Runtime, Memcpy, Memset). The rank from
   // distributedInfo, else the file name (vLLM's -rank-N., SGLang's -TP-N), else the device. A file cut short
   // (a trace still being written) gives its whole events and says where it was cut. Throws UsageError naming
   // the file for JSON that is not a profiler trace, a trace without GPU events (TraceWithoutGpuEvents, `into`

@@ -116,7 +116,7 @@ class NsysRead {
   explicit NsysRead(const std::string& path) : path_(path), db_(path), tables_(db_.tables()) {
     capture_.files.emplace_back();
     file().path = path;
-    file().format = "nsys";
+    file().format = InputFormat::nsys;
   }
 
   TraceCapture read() {

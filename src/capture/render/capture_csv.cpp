@@ -21,7 +21,7 @@ std::string render_ops_csv(const CaptureResult& capture) {
   for (std::size_t c = 0; c < capture.communicators.size() && c < capture.timelines.size(); ++c) {
     const std::string id = csv_field(capture.communicators[c].id);
     for (const TimelineRow& row : capture.timelines[c]) {
-      const char* phase = row.phase == 'd' ? "decode" : row.phase == 'p' ? "prefill" : "outside_steps";
+      const char* phase = op_phase_name(row.phase);
       fmt::format_to(std::back_inserter(csv), "{},{},{},{},{},{},{},{},{},{},{}\n", id, row.position,
                      csv_field(capture.kinds[row.kind]), row.sn, row.bytes, row.exec_us, row.slowest_rank,
                      row.ranks_present, row.step, phase, row.start_ts);

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 json input_json(const InputFile& f) {
   json j = {{"path", f.path},
-            {"format", f.format},
+            {"format", to_string(f.format)},
             {"format_versions", f.format_versions},
             {"lines", f.lines},
             {"records",
@@ -22,7 +22,7 @@ json input_json(const InputFile& f) {
               {"other", f.other_records}}},
             {"cut", f.cut}};
   if (f.cut) j["cut_reason"] = f.cut_reason;
-  if (f.format != "inspector")
+  if (f.format != InputFormat::inspector)
     j["trace"] = {{"events", f.trace_events},
                   {"gpu_activities", f.gpu_activities},
                   {"kernels", f.kernels},

@@ -57,6 +57,13 @@ std::string decode_steps_word(const StepSummary& s) {
 
 namespace {
 
+// What the steps counted with decode are, in the singular: "decode step", "step" where none has a phase (a
+// training step, a step the timeline cut), "decode or unknown-phase step" where both are among them.
+std::string decode_step_word(const StepSummary& s) {
+  if (s.phase_unknown_steps == 0) return "decode step";
+  return s.phase_unknown_steps == s.decode_steps ? "step" : "decode or unknown-phase step";
+}
+
 // How the steps were cut: by the op that closes each, by --model's AllReduces per step, or as the trace's
 // timeline gave them.
 std::string step_cut_text(const StepSummary& s) {
@@ -96,8 +103,8 @@ void render_step(std::string& md, const StepSummary& s) {
       s.prefill_rule, s.partial_steps, s.other_segments, s.incomplete_segments, s.ops_outside_steps);
   if (s.decode_comm_us)
     md += fmt::format(
-        "Communication of one decode step (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, max {} us.\n\n",
-        us(s.decode_comm_us->p50), us(s.decode_comm_us->p90), us(s.decode_comm_us->max));
+        "Communication of one {} (sum of its ops, each the slowest rank's): p50 {} us, p90 {} us, max {} us.\n\n",
+        decode_step_word(s), us(s.decode_comm_us->p50), us(s.decode_comm_us->p90), us(s.decode_comm_us->max));
   if (!s.other_shapes.empty()) {
     md += "Other segment shapes: ";
     for (std::size_t i = 0; i < s.other_shapes.size(); ++i)
@@ -113,7 +120,8 @@ void render_step(std::string& md, const StepSummary& s) {
                       g.size_kind_ops, us(g.size_kind_us.p50));
   md += "\n";
   if (!s.composition.empty()) {
-    md += "| kind | ops per decode step | us per step p50 | share of decode comm |\n|---|---:|---:|---:|\n";
+    md += fmt::format("| kind | ops per {} | us per step p50 | share of {} comm |\n|---|---:|---:|---:|\n",
+                      decode_step_word(s), s.phase_unknown_steps == 0 ? "decode" : "the steps'");
     for (const KindShare& k : s.composition)
       md += fmt::format("| {} | {} | {} | {} |\n", k.kind, k.ops_per_step, us(k.us_per_step.p50),
                         percent(k.share));
@@ -270,10 +278,8 @@ std::string render_capture_markdown(const CaptureResult& capture, const std::vec
     coll += f.coll_records;
     p2p += f.p2p_records;
     versions.insert(f.format_versions.begin(), f.format_versions.end());
-    formats.insert(f.format == "inspector" ? "NCCL Inspector"
-                   : f.format == "kineto"  ? "PyTorch profiler (Kineto)"
-                                           : "Nsight Systems SQLite");
-    inspector = inspector || f.format == "inspector";
+    formats.insert(format_title(f.format));
+    inspector = inspector || f.format == InputFormat::inspector;
   }
   md += fmt::format(
       "{} file(s) ({}), {} collective and {} P2P records{}; {} communicator(s). "

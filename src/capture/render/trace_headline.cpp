@@ -21,8 +21,22 @@ std::string steps_text(const TraceStepGroup& g, std::size_t ranks) {
   return fmt::format("p50 of {} steps{}", g.steps, ranks > 1 ? fmt::format(" over {} ranks", ranks) : "");
 }
 
-// The classes other than communication, largest share first, and the GPU's idle share.
-std::string class_parts(const TraceStepGroup& g) {
+// The GPU's idle share over the whole span of every rank's trace (first to last activity): what steps cut at
+// idle gaps leave out.
+std::string whole_span_idle(const TraceResult& trace) {
+  double span = 0, busy = 0;
+  for (const TraceRankResult& r : trace.ranks) {
+    span += r.span_us;
+    busy += r.gpu_busy_us;
+  }
+  if (span <= 0) return "";
+  return fmt::format(", {:.1f} % of the whole span ({})", 100.0 * (span - busy) / span,
+                     duration(span / static_cast<double>(trace.ranks.size())));
+}
+
+// The classes other than communication, largest share first, and the GPU's idle share (of the steps; with
+// steps cut at idle gaps, also of the whole span, which those steps leave out).
+std::string class_parts(const TraceResult& trace, const TraceStepGroup& g) {
   std::vector<const TraceClassShare*> classes;
   for (const TraceClassShare& c : g.classes)
     if (c.cls != "communication" && c.share >= 0.0005) classes.push_back(&c);
@@ -36,21 +50,27 @@ std::string class_parts(const TraceStepGroup& g) {
         fmt::format("{} {:.1f} %", info == kKernelClasses.end() ? c->cls : info->title, 100.0 * c->share));
   }
   if (g.wall_us.p50 > 0)
-    parts.push_back(fmt::format("GPU idle {:.1f} %", 100.0 * g.idle_us.p50 / g.wall_us.p50));
+    parts.push_back(trace.step_method == "gpu_idle_gaps"
+                        ? fmt::format("GPU idle {:.1f} % of the steps{}",
+                                      100.0 * g.idle_us.p50 / g.wall_us.p50, whole_span_idle(trace))
+                        : fmt::format("GPU idle {:.1f} %", 100.0 * g.idle_us.p50 / g.wall_us.p50));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 std::string group_line(const TraceResult& trace, const TraceStepGroup& g) {
   std::string line = fmt::format(
       "{}: {} ({}); communication {} = {:.1f} % of the wall, {:.1f} % of kernel time (exposed {} = {:.1f} % of the wall)",
-      step_title(g, trace.step_method), duration(g.wall_us.p50), steps_text(g, trace.ranks.size()),
+      step_title(g, trace.step_method), duration(g.wall_us.p50),
+      steps_text(g, trace.ranks.size()) + (trace.step_method == "gpu_idle_gaps"
+                                               ? fmt::format(", gaps of {:g} us or more", trace.step_gap_us)
+                                               : ""),
       duration(g.comm_merged_us.p50), 100.0 * g.comm_share, 100.0 * g.comm_kernel_share,
       duration(g.comm_exposed_us.p50), 100.0 * g.exposed_share);
   std::vector<std::string> kinds;
   for (const TraceKindShare& k : g.kinds)
     kinds.push_back(fmt::format("{} {:g} x {:.1f} us", k.kind, k.ops_per_step, k.op_us.p50));
   if (!kinds.empty()) line += ": " + fmt::format("{}", fmt::join(kinds, ", "));
-  const std::string parts = class_parts(g);
+  const std::string parts = class_parts(trace, g);
   if (!parts.empty()) line += "; " + parts;
   return line;
 }
@@ -80,8 +100,12 @@ std::vector<const TraceStepGroup*> headline_groups(const TraceResult& trace, std
 
 std::string step_title(const TraceStepGroup& g, const std::string& step_method) {
   const std::string batch = g.batch ? fmt::format(" at batch {}", *g.batch) : "";
-  if (g.phase == "unknown")  // torch's ProfilerStep marks say no phase: a training step
-    return step_method == "engine_marks" ? "step" + batch : "step (phase unknown)" + batch;
+  if (g.phase == "unknown") {  // torch's ProfilerStep marks say no phase: a training step
+    if (step_method == "engine_marks") return "step" + batch;
+    // No marks: the GPU's busy stretches, which say nothing of the program's steps.
+    if (step_method == "gpu_idle_gaps") return "step cut at GPU idle gaps (no step marks)" + batch;
+    return "step (phase unknown)" + batch;
+  }
   if (g.phase != "decode" && g.tokens)
     return fmt::format("{} of {} tokens{}", g.phase, *g.tokens,
                        g.batch ? fmt::format(" (batch {})", *g.batch) : "");
@@ -93,6 +117,8 @@ std::vector<std::string> trace_headline(const TraceResult& trace, std::size_t ma
   const std::vector<const TraceStepGroup*> groups = headline_groups(trace, max_lines);
   for (const TraceStepGroup* g : groups) lines.push_back(group_line(trace, *g));
   if (no_decode_step(groups)) lines.front() = "no decode step in the trace; " + lines.front();
+  if (!lines.empty() && trace.marks_without_gpu_work > 0)
+    lines.front() += fmt::format("; {} more step mark(s) launched no GPU work", trace.marks_without_gpu_work);
   if (lines.empty() && trace.present) {
     for (const TraceRankResult& r : trace.ranks)
       if (r.comm.merged_us > 0 || r.kernels > 0) {

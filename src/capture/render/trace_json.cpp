@@ -110,6 +110,17 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
   json unclassified = json::array();
   for (const UnclassifiedKernel& u : t.unclassified)
     unclassified.push_back({{"name", u.name}, {"count", u.count}, {"sum_us", u.sum_us}, {"share", u.share}});
+  json backends = json::array();
+  for (const BackendRow& b : t.backends)
+    backends.push_back({{"kind", b.kind},
+                        {"bytes", optional_json(b.bytes)},
+                        {"backend", b.backend},
+                        {"count", b.count},
+                        {"op_us", b.op_us_p50}});
+  json backend_rules = json::array();
+  for (const BackendRuleNote& n : t.backend_rules)
+    backend_rules.push_back(
+        {{"backend", n.backend}, {"ranks", n.ranks}, {"rule", n.rule}, {"source", n.source}});
   json classes = json::array();
   for (const KernelClassInfo& c : kKernelClasses) classes.push_back({{"class", c.key}, {"title", c.title}});
   j = {{"kernel_class_tables", t.class_tables},
@@ -119,10 +130,13 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
          {"detail", t.step_method_detail},
          {"gap_us", t.step_gap_us},
          {"count", t.steps},
+         {"marks_without_gpu_work", t.marks_without_gpu_work},
          {"reference_rank", t.reference_rank < 0 ? json(nullptr) : json(t.reference_rank)}}},
        {"ranks", ranks},
        {"groups", groups},
        {"join", {{"reason", t.join_reason}, {"groups", join}}},
+       {"backends", backends},
+       {"backend_rules", backend_rules},
        {"unclassified", {{"share", t.unclassified_share}, {"kernels", unclassified}}},
        {"sizes", {{"trace", t.sizes_trace}, {"model", t.sizes_model}, {"unknown", t.sizes_unknown}}},
        {"notes", t.notes}};

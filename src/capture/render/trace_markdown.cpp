@@ -167,6 +167,21 @@ void render_join(std::string& md, const TraceResult& t) {
   md += "\n";
 }
 
+void render_backends(std::string& md, const TraceResult& t) {
+  if (t.backends.empty()) return;
+  md +=
+      "### Backends that ran the collectives\n\nPer kind and size, over all ranks: the library and kernel the kernel-class table names for each collective kernel (NCCL's template is the kernel's, not the algorithm NCCL chose inside it).\n\n"
+      "| kind | bytes | backend | count | op p50 (us) |\n|---|---:|---|---:|---:|\n";
+  for (const BackendRow& b : t.backends)
+    md += fmt::format("| {} | {} | {} | {} | {:.1f} |\n", b.kind,
+                      b.bytes ? std::to_string(*b.bytes) : "unknown", cell(b.backend), b.count, b.op_us_p50);
+  md += "\n";
+  for (const BackendRuleNote& n : t.backend_rules)
+    md += fmt::format("- {} on {} ranks: {} (source: {}).\n", cell(n.backend), n.ranks, cell(n.rule),
+                      cell(n.source));
+  if (!t.backend_rules.empty()) md += "\n";
+}
+
 void render_unclassified(std::string& md, const TraceResult& t) {
   if (t.unclassified.empty()) return;
   md += fmt::format(
@@ -188,6 +203,7 @@ void render_trace_markdown(std::string& md, const TraceResult& t) {
   render_steps(md, t);
   render_ranks(md, t);
   render_join(md, t);
+  render_backends(md, t);
   render_unclassified(md, t);
   md += fmt::format(
       "Sizes of the collective kernels: {} from the trace, {} from --model and the step's batch, {} unknown. "
