@@ -28,26 +28,45 @@ constexpr std::array<CollectiveKindInfo, 4> kinds{{
     {CollectiveKind::reducescatter, "ReduceScatter", true, times_ranks, same, share_of_others},
 }};
 
-// As NCCL, its Inspector and the profilers' kernel names write them (the kernel-class table's kinds).
-constexpr std::array<std::pair<CollectiveKind, std::string_view>, 4> recorded_names{{
-    {CollectiveKind::allreduce, "AllReduce"},
-    {CollectiveKind::alltoallv, "AllToAll"},
-    {CollectiveKind::allgather, "AllGather"},
-    {CollectiveKind::reducescatter, "ReduceScatter"},
+// Every collective kind a run, a trace or a benchmark's output records, as NCCL, its Inspector and the
+// profilers' kernel names write it, with the replay's kind where it has one. A name that holds another comes
+// first ("allreduce" before "reduce", "alltoallv" before "alltoall"): kind_in_letters finds the longest.
+constexpr std::array<RecordedKind, 11> recorded_kind_table{{
+    {"allreduce", "AllReduce", CollectiveKind::allreduce},
+    {"reducescatter", "ReduceScatter", CollectiveKind::reducescatter},
+    {"allgather", "AllGather", CollectiveKind::allgather},
+    {"alltoallv", "AllToAllv", std::nullopt},
+    {"alltoall", "AllToAll", CollectiveKind::alltoallv},
+    {"broadcast", "Broadcast", std::nullopt},
+    {"sendrecv", "SendRecv", std::nullopt},
+    {"reduce", "Reduce", std::nullopt},
+    {"gather", "Gather", std::nullopt},
+    {"scatter", "Scatter", std::nullopt},
+    {"barrier", "Barrier", std::nullopt},
 }};
 
 }  // namespace
 
+std::span<const RecordedKind> recorded_kinds() {
+  return recorded_kind_table;
+}
+
 std::string_view recorded_name(CollectiveKind kind) {
-  for (const auto& [named, name] : recorded_names)
-    if (named == kind) return name;
-  return recorded_names.front().second;  // unreachable: every enumerator has a name (test_rank_ops checks)
+  for (const RecordedKind& recorded : recorded_kind_table)
+    if (recorded.replay == kind) return recorded.name;
+  return recorded_kind_table.front().name;  // unreachable: every enumerator has a name (test_rank_ops checks)
 }
 
 std::optional<CollectiveKind> kind_of_recorded_name(std::string_view name) {
-  for (const auto& [kind, recorded] : recorded_names)
-    if (recorded == name) return kind;
+  for (const RecordedKind& recorded : recorded_kind_table)
+    if (recorded.name == name) return recorded.replay;
   return std::nullopt;
+}
+
+std::string_view recorded_name_of_letters(std::string_view letters) {
+  for (const RecordedKind& recorded : recorded_kind_table)
+    if (recorded.letters == letters) return recorded.name;
+  return {};
 }
 
 const CollectiveKindInfo& kind_info(CollectiveKind kind) {

@@ -8,20 +8,9 @@
 #include <utility>
 
 #include "common/collective_kind.hpp"
+#include "common/collective_kind_names.hpp"
 
 namespace k25 {
-namespace {
-
-constexpr std::array<std::pair<const char*, const char*>, 8> kKindTitles{{{"allreduce", "AllReduce"},
-                                                                          {"alltoallv", "AllToAllv"},
-                                                                          {"alltoall", "AllToAll"},
-                                                                          {"allgather", "AllGather"},
-                                                                          {"reducescatter", "ReduceScatter"},
-                                                                          {"broadcast", "Broadcast"},
-                                                                          {"sendrecv", "SendRecv"},
-                                                                          {"reduce", "Reduce"}}};
-
-}  // namespace
 
 std::string normalized_kind(const std::string& name) {
   std::string text = name;
@@ -36,9 +25,8 @@ std::string normalized_kind(const std::string& name) {
 }
 
 std::string kind_title(const std::string& kind) {
-  for (const auto& [name, title] : kKindTitles)
-    if (kind == name) return title;
-  return kind;
+  const std::string_view title = recorded_name_of_letters(kind);
+  return title.empty() ? kind : std::string(title);
 }
 
 std::string kind_in_name(const std::string& text) {
@@ -47,7 +35,8 @@ std::string kind_in_name(const std::string& text) {
   std::size_t found_at = std::string::npos;
   // Longest names first ("alltoallv" before "alltoall", "allreduce" before "reduce"); a name inside one
   // already found is the same mention.
-  for (const auto& [name, title] : kKindTitles) {
+  for (const RecordedKind& recorded : recorded_kinds()) {
+    const std::string_view name = recorded.letters;
     const std::size_t at = letters.find(name);
     if (at == std::string::npos) continue;
     const bool inside = found_at != std::string::npos && at >= found_at && at < found_at + found.size();

@@ -155,3 +155,18 @@ TEST_CASE("every collective kind has its entry and the name NCCL and the traces 
   CHECK_FALSE(kind_of_recorded_name("SendRecv"));
   CHECK_FALSE(kind_of_recorded_name("allreduce"));  // the recorded names only, as written
 }
+
+TEST_CASE("every recorded kind has one name, and one that holds another comes before it",
+          "[collective-kind]") {
+  const auto kinds = recorded_kinds();
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    CHECK(recorded_name_of_letters(kinds[i].letters) == kinds[i].name);
+    for (std::size_t j = i + 1; j < kinds.size(); ++j) {
+      INFO(kinds[i].letters << " before " << kinds[j].letters);
+      CHECK(kinds[j].letters.find(kinds[i].letters) == std::string_view::npos);
+    }
+  }
+  CHECK(recorded_name_of_letters("sendrecv") == "SendRecv");
+  CHECK(recorded_name_of_letters("alltoallv") == "AllToAllv");
+  CHECK(recorded_name_of_letters("allto") == "");
+}

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "common/collective_kind_names.hpp"
 #include "common/error.hpp"
 #include "common/shared_files.hpp"
 
@@ -94,20 +95,20 @@ std::string shipped_kernel_class_table() {
 std::string c10d_collective_kind(std::string_view collective) {
   const auto has = [&](std::string_view part) { return collective.find(part) != std::string_view::npos; };
   // Most specific first: "reduce_scatter" holds "scatter", "allgather" holds "gather".
-  static const std::array<std::pair<std::array<std::string_view, 2>, const char*>, 10> kKinds = {{
-      {{"allreduce", "all_reduce"}, "AllReduce"},
-      {{"reduce_scatter", "reducescatter"}, "ReduceScatter"},
-      {{"allgather", "all_gather"}, "AllGather"},
-      {{"alltoall", "all_to_all"}, "AllToAll"},
-      {{"broadcast", "broadcast"}, "Broadcast"},
-      {{"send", "recv"}, "SendRecv"},
-      {{"reduce", "reduce"}, "Reduce"},
-      {{"gather", "gather"}, "Gather"},
-      {{"scatter", "scatter"}, "Scatter"},
-      {{"barrier", "barrier"}, "Barrier"},
+  static const std::array<std::pair<std::array<std::string_view, 2>, std::string_view>, 10> kKinds = {{
+      {{"allreduce", "all_reduce"}, "allreduce"},
+      {{"reduce_scatter", "reducescatter"}, "reducescatter"},
+      {{"allgather", "all_gather"}, "allgather"},
+      {{"alltoall", "all_to_all"}, "alltoall"},
+      {{"broadcast", "broadcast"}, "broadcast"},
+      {{"send", "recv"}, "sendrecv"},
+      {{"reduce", "reduce"}, "reduce"},
+      {{"gather", "gather"}, "gather"},
+      {{"scatter", "scatter"}, "scatter"},
+      {{"barrier", "barrier"}, "barrier"},
   }};
-  for (const auto& [parts, kind] : kKinds)
-    if (has(parts[0]) || has(parts[1])) return kind;
+  for (const auto& [parts, letters] : kKinds)
+    if (has(parts[0]) || has(parts[1])) return std::string(recorded_name_of_letters(letters));
   return "";
 }
 
