@@ -2,9 +2,6 @@
 #include "analysis/report_reader.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -16,6 +13,7 @@
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
 #include "common/redaction.hpp"
+#include "common/whole_file.hpp"
 
 namespace k25 {
 namespace {
@@ -185,12 +183,7 @@ RunReport parse_report_text(const std::string& text, const std::string& source_n
 }
 
 RunReport read_report_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  std::ostringstream content;
-  content << file.rdbuf();
-  if (file.bad()) throw UsageError(fmt::format("cannot read {}: read error", path));
-  return parse_report_text(content.str(), path);
+  return parse_report_text(read_whole_file(path), path);
 }
 
 RunReport merge_serve_report(RunReport comm, const RunReport& serve) {

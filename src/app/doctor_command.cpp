@@ -4,12 +4,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +15,7 @@
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
+#include "common/whole_file.hpp"
 #include "report/atomic_file.hpp"
 #include "report/node_markdown.hpp"
 #include "report/plot_script.hpp"
@@ -35,16 +32,11 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMostInputBytes = 512ull << 20;
 
 std::string input_text(const std::string& path, const char* flag) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UsageError(fmt::format("{} {}: no such file or directory", flag, path));
-  if (!fs::is_regular_file(path, ec)) throw UsageError(fmt::format("{} {}: not a regular file", flag, path));
-  if (fs::file_size(path, ec) > kMostInputBytes)
-    throw UsageError(fmt::format("{} {}: larger than {} MiB", flag, path, kMostInputBytes >> 20));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{} {}: cannot be read: {}", flag, path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return read_whole_file(path, kMostInputBytes);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{} {}", flag, e.what()));
+  }
 }
 
 // The files a --nccl-log names: itself, or every regular file of a folder (sorted).

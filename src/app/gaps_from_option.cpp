@@ -2,10 +2,6 @@
 #include "app/gaps_from_option.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,16 +9,17 @@
 #include "analysis/gaps_from_serve.hpp"
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
+#include "common/whole_file.hpp"
 
 namespace k25 {
 namespace {
 
 std::string gaps_file_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError("--gaps-from: cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  try {
+    return read_whole_file(path);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--gaps-from ") + e.what());
+  }
 }
 
 }  // namespace

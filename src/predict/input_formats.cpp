@@ -1,17 +1,14 @@
 // The tables of predict's input formats, and the reading of a file through them.
 #include "predict/input_formats.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "analysis/gaps_from_capture.hpp"
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
+#include "common/whole_file.hpp"
 #include "predict/capture_base_reader.hpp"
 #include "predict/csv_alt_reader.hpp"
 #include "predict/report_inputs.hpp"
@@ -20,13 +17,7 @@ namespace k25 {
 namespace {
 
 PredictInput read_input(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot be read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  PredictInput file{path, text.str(), {}};
+  PredictInput file{path, read_whole_file(path), {}};
   file.json = nlohmann::json::parse(file.text, nullptr, false);
   return file;
 }
