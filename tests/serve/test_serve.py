@@ -10,6 +10,7 @@ import os
 import re
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "common"))
-from ports import read_port_line, refused_port  # noqa: E402  (tests/common: ports and bounded waits)
+from ports import read_port_line, refused_port, wait_for  # noqa: E402  (tests/common: ports and bounded waits)
 
 DRIVER = os.environ.get("K25_SERVE_DRIVER", "k25_serve_driver")
 ITL_MS = 20.0
@@ -54,6 +55,12 @@ class FakeServer:
         self.process.wait(timeout=10)
         for stream in (self.process.stdout, self.process.stderr):
             stream.close()
+
+
+def accept_queue_length(listener):
+    """The connections waiting in a listening socket's accept queue: Linux's TCP_INFO gives a listener's accept
+    backlog as tcpi_unacked (bytes 24-27), its limit as tcpi_sacked."""
+    return struct.unpack_from("I", listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 32), 24)[0]
 
 
 def run_driver(endpoint, *args, timeout=120, expect_rc=0):
@@ -344,7 +351,8 @@ class EndpointTests(unittest.TestCase):
                 filler.setblocking(False)
                 filler.connect_ex(("127.0.0.1", port))
                 fillers.append(filler)
-            time.sleep(0.2)
+            # the queue full (the kernel has put a filler's connection there), not a sleep that hopes so
+            wait_for(lambda: accept_queue_length(listener) > 0, 30, "a filler in the listener's accept queue")
             started = time.monotonic()
             level = run_driver(f"http://127.0.0.1:{port}", "--concurrency", "2", "--requests", "2", "--warmup",
                                "0", "--connect-timeout", "0.5", "--idle-timeout", "0.3",
