@@ -46,18 +46,19 @@ make_bundle() {  # DIR
   : >"$1/ref/nccl-inspector/libnccl-profiler-inspector.so"
   echo "selftest" >"$1/SOURCE"
 }
-# The pids of stand-ins of this test still running.
-leftovers() {
-  local environ pid
+# The pids of stand-ins of this test still running (or, given a pattern, of those whose command line matches it).
+leftovers() {  # [PATTERN]
+  local environ pid pattern=${1:-fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check}
   for environ in /proc/[0-9]*/environ; do
     pid=${environ#/proc/}
     pid=${pid%/environ}
     [ "$pid" = $$ ] && continue
     tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_FAKE_MARK=$K25_FAKE_MARK" &&
-      grep -qE "fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "$pattern" && echo "$pid"
   done
   return 0
 }
+running() { [ -n "$(leftovers "$1")" ]; }  # PATTERN: whether a process of this test matching PATTERN runs
 expect_line() {  # FILE REGEX WHAT
   grep -qE "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }
 }
@@ -121,7 +122,9 @@ as-they-end)
   runner=$!
   wait_until 30 "the version check's line in the summary" grep -qs "^version " "$work/out/summary.txt" ||
     { kill -KILL -- "-$runner"; fail "$WAIT_ERROR"; }
-  sleep 2
+  # mid-run: the k25comm check (eager-graph) has started, and never ends
+  wait_until --alive "$runner" 30 "the k25comm check running" running "k25comm_gpu_check.sh eager-graph" ||
+    { kill -KILL -- "-$runner"; fail "$WAIT_ERROR"; }
   kill -KILL -- "-$runner" 2>/dev/null
   wait "$runner" 2>/dev/null
   for pid in $(leftovers); do kill -KILL "$pid" 2>/dev/null; done  # the killed run's check, in its own session
