@@ -32,6 +32,8 @@ unset K25_DEADLINE K25_RUN_TOKEN K25_GPU_ONLY OUT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
 # shellcheck source=../../common/wait.sh
 source "$root/tests/common/wait.sh"
+# shellcheck source=../../common/processes.sh
+source "$root/tests/common/processes.sh"
 
 # A bundle of stand-ins, laid out as tools/gpu-checks bundle lays out the real one.
 make_bundle() {  # DIR
@@ -48,13 +50,10 @@ make_bundle() {  # DIR
 }
 # The pids of stand-ins of this test still running (or, given a pattern, of those whose command line matches it).
 leftovers() {  # [PATTERN]
-  local environ pid pattern=${1:-fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check}
-  for environ in /proc/[0-9]*/environ; do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
+  local pid pattern=${1:-fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check}
+  for pid in $(pids_with_env "K25_FAKE_MARK=$K25_FAKE_MARK"); do
     [ "$pid" = $$ ] && continue
-    tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_FAKE_MARK=$K25_FAKE_MARK" &&
-      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "$pattern" && echo "$pid"
+    [[ "$(cmdline_of "$pid")" =~ $pattern ]] && echo "$pid"
   done
   return 0
 }
