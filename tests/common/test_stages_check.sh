@@ -43,6 +43,7 @@ standin build "wait_until 60 'the sanitized build at nice 5' test -e '$work/ende
 back_to_0="wait_until 60 'nice 0' nice_is 0 && echo 'stand-in sanitized build: nice 0 after ctest' || exit 3"
 [ "$(id -u)" -eq 0 ] || back_to_0=":"
 standin "sanitized build" "wait_until 60 'nice 5' nice_is 5 || exit 3" "touch '$work/ended/niced'" ctest "$back_to_0"
+standin "sanitizer programs"
 standin ctest
 standin sanitizers
 standin soak
@@ -69,10 +70,11 @@ row passing packages passed -
 row passing build passed packages
 row passing "sanitized build" passed packages
 row passing ctest passed build
-row passing sanitizers passed "sanitized build"
+row passing "sanitizer programs" passed "sanitized build"
+row passing sanitizers passed "sanitizer programs"
 row passing fuzz passed "sanitized build"
 row passing soak passed ctest
-expect passing "^=== sanitizers: started after sanitized build and ctest \([0-9]+ s\), beside" "sanitizers started"
+expect passing "^=== sanitizers: started after sanitizer programs and ctest \([0-9]+ s\), beside" "sanitizers started"
 expect passing "^=== sanitized build: started after packages \([0-9]+ s\), beside" "the sanitized build beside the build"
 expect passing "^tools/test: critical path: packages \([0-9]+-[0-9]+ s\) -> sanitized build \([0-9]+-[0-9]+ s\) -> fuzz \([0-9]+-[0-9]+ s\); [0-9]+ s of the run's [0-9]+ s$" \
   "the critical path ends in fuzz, which waited for the sanitized build"
@@ -82,10 +84,12 @@ expect passing "^tools/test: all checks passed$" "the last line"
 run sanitized-build-fails "sanitized build"
 [ "$RC" -eq 1 ] || fail "sanitized-build-fails: exit $RC, expected 1"
 row sanitized-build-fails "sanitized build" "FAILED \(1\)" packages
-row sanitized-build-fails sanitizers "NOT RUN" "sanitized build"
+row sanitized-build-fails "sanitizer programs" "NOT RUN" "sanitized build"
+row sanitized-build-fails sanitizers "NOT RUN" "sanitizer programs"
 row sanitized-build-fails fuzz "NOT RUN" "sanitized build"
 row sanitized-build-fails soak passed ctest
-expect sanitized-build-fails "^tools/test: FAILED: sanitized build sanitizers fuzz$" "the failed stages named"
+expect sanitized-build-fails "^tools/test: FAILED: sanitized build sanitizer programs sanitizers fuzz$" \
+  "the failed stages named"
 
 # The build fails while the sanitized build waits for ctest: that one is stopped, ctest never starts.
 run build-fails build
