@@ -67,6 +67,15 @@ cudaError_t moe_combine_unpack(const void* recv, const std::int32_t* copy_offset
 // decode timing mode's gaps).
 cudaError_t busy_for(std::uint64_t ns, cudaStream_t stream);
 
+// ---- GPU-to-GPU copies (k25comm doctor's measured P2P matrix)
+// ------------------------------------------------
+
+// Copies `bytes` bytes from `src` to `dst` with a grid-stride kernel on `stream`'s device: 16-byte vector
+// loads and stores where both pointers are 16-byte aligned, bytes for the rest. Either pointer may be a peer
+// GPU's memory mapped with cudaDeviceEnablePeerAccess: a local `src` and a peer `dst` is a push (remote
+// stores), a peer `src` and a local `dst` a pull (remote loads).
+cudaError_t copy_bytes(const void* src, void* dst, std::uint64_t bytes, cudaStream_t stream);
+
 // ---- test-only
 // -------------------------------------------------------------------------------------------------
 

@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
     if (cli.command == k25::Command::report) return k25::run_report_command(cli.report, std::cout);
     if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
     if (cli.command == k25::Command::predict) return k25::run_predict_command(cli.predict, std::cout);
+    if (cli.command == k25::Command::doctor)
+      return k25::run_doctor_command(cli.doctor, linked_nccl_backend(), std::cout);
 
     k25::RunConfig config = k25::load_config(cli.config_path);
     k25::apply_command_line(cli, config);

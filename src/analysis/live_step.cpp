@@ -45,7 +45,7 @@ void relate_live_steps(LiveProfile& live, const ServeReport& serve, const std::v
 
 std::optional<std::string> live_headline_sentence(const LiveProfile& live) {
   for (const LiveStepLevel& level : live.levels) {
-    if (level.status != "read") continue;
+    if (level.status != LiveStepStatus::read) continue;
     std::string sentence = fmt::format(
         "live profile at C={}: communication {:.1f} % of the {}'s wall ({:.1f} % of GPU busy), exposed {:.1f} %",
         level.concurrency, 100 * level.comm_share, level.step, 100 * level.comm_busy_share,
@@ -70,7 +70,7 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   };
   j = nlohmann::json{{"concurrency", l.concurrency},
-                     {"status", l.status},
+                     {"status", to_string(l.status)},
                      {"note", l.note},
                      {"files", l.files},
                      {"capture_command", l.capture_command},
@@ -93,7 +93,7 @@ void to_json(nlohmann::json& j, const LiveStepLevel& l) {
 
 void from_json(const nlohmann::json& j, LiveStepLevel& l) {
   l.concurrency = j.at("concurrency").get<int>();
-  l.status = j.value("status", "");
+  l.status = enum_from_name_or_throw<LiveStepStatus>("live step status", j.value("status", ""));
   l.note = j.value("note", "");
   l.files = j.value("files", std::vector<std::string>{});
   l.capture_command = j.value("capture_command", "");

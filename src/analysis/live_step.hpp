@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/attribution.hpp"
+#include "common/enum_names.hpp"
 #include "serve/serve_result.hpp"
 
 namespace k25 {
@@ -29,11 +30,23 @@ struct LiveStepClass {
   double share = 0;
 };
 
+// What became of a profiled level's live step. read: the figures are the traces'; unread: the profile folder
+// is not seen from here (capture_command reads the traces where they are, and `k25comm report --capture`
+// joins them later); failed: its files never came or completed, or could not be read (the note says why).
+enum class LiveStepStatus { read, unread, failed };
+
+template <>
+struct EnumNames<LiveStepStatus> {
+  static constexpr std::array<std::pair<LiveStepStatus, std::string_view>, 3> values{{
+      {LiveStepStatus::read, "read"},
+      {LiveStepStatus::unread, "unread"},
+      {LiveStepStatus::failed, "failed"},
+  }};
+};
+
 struct LiveStepLevel {
   int concurrency = 0;
-  // "read": the figures below are the traces'; "unread": the folder was not readable here (capture_command
-  // reads them later); "failed": the files never completed or could not be read (note says why).
-  std::string status;
+  LiveStepStatus status = LiveStepStatus::failed;
   std::string note;
   std::vector<std::string> files;  // the trace files of this window
   std::string capture_command;     // the exact `k25comm capture` command over the same files

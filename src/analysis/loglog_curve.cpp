@@ -28,11 +28,11 @@ EstimateSource parse_estimate_source(const std::string_view name) {
 }
 
 LogLogCurve::LogLogCurve(std::vector<CurvePoint> points) {
-  std::erase_if(points, [](const CurvePoint& p) { return !(p.tokens > 0) || !(p.value > 0); });
+  std::erase_if(points, [](const CurvePoint& p) { return !(p.size > 0) || !(p.value > 0); });
   std::stable_sort(points.begin(), points.end(),
-                   [](const CurvePoint& a, const CurvePoint& b) { return a.tokens < b.tokens; });
+                   [](const CurvePoint& a, const CurvePoint& b) { return a.size < b.size; });
   for (const CurvePoint& p : points) {
-    if (!points_.empty() && points_.back().tokens == p.tokens) {
+    if (!points_.empty() && points_.back().size == p.size) {
       points_.back() = p;
     } else {
       points_.push_back(p);
@@ -42,30 +42,30 @@ LogLogCurve::LogLogCurve(std::vector<CurvePoint> points) {
 
 namespace {
 
-// Value at `tokens` on the straight log-log line through a and b.
-double log_log_line(const CurvePoint& a, const CurvePoint& b, double tokens) {
-  const double slope = (std::log(b.value) - std::log(a.value)) / (std::log(b.tokens) - std::log(a.tokens));
-  return std::exp(std::log(a.value) + slope * (std::log(tokens) - std::log(a.tokens)));
+// Value at `size` on the straight log-log line through a and b.
+double log_log_line(const CurvePoint& a, const CurvePoint& b, double size) {
+  const double slope = (std::log(b.value) - std::log(a.value)) / (std::log(b.size) - std::log(a.size));
+  return std::exp(std::log(a.value) + slope * (std::log(size) - std::log(a.size)));
 }
 
 }  // namespace
 
-std::optional<CurveEstimate> LogLogCurve::at(double tokens) const {
-  if (points_.empty() || !(tokens > 0)) return std::nullopt;
-  const auto exact = std::find_if(points_.begin(), points_.end(),
-                                  [tokens](const CurvePoint& p) { return p.tokens == tokens; });
+std::optional<CurveEstimate> LogLogCurve::at(double size) const {
+  if (points_.empty() || !(size > 0)) return std::nullopt;
+  const auto exact =
+      std::find_if(points_.begin(), points_.end(), [size](const CurvePoint& p) { return p.size == size; });
   if (exact != points_.end()) return CurveEstimate{exact->value, EstimateSource::measured};
   if (points_.size() < 2) return std::nullopt;
-  if (tokens < points_.front().tokens) {
-    return CurveEstimate{log_log_line(points_[0], points_[1], tokens), EstimateSource::extrapolated};
+  if (size < points_.front().size) {
+    return CurveEstimate{log_log_line(points_[0], points_[1], size), EstimateSource::extrapolated};
   }
-  if (tokens > points_.back().tokens) {
+  if (size > points_.back().size) {
     const std::size_t n = points_.size();
-    return CurveEstimate{log_log_line(points_[n - 2], points_[n - 1], tokens), EstimateSource::extrapolated};
+    return CurveEstimate{log_log_line(points_[n - 2], points_[n - 1], size), EstimateSource::extrapolated};
   }
-  const auto upper = std::upper_bound(points_.begin(), points_.end(), tokens,
-                                      [](double t, const CurvePoint& p) { return t < p.tokens; });
-  return CurveEstimate{log_log_line(*(upper - 1), *upper, tokens), EstimateSource::interpolated};
+  const auto upper = std::upper_bound(points_.begin(), points_.end(), size,
+                                      [](double s, const CurvePoint& p) { return s < p.size; });
+  return CurveEstimate{log_log_line(*(upper - 1), *upper, size), EstimateSource::interpolated};
 }
 
 }  // namespace k25

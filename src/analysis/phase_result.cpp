@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/json_integer.hpp"
+#include "common/optional_json.hpp"
 
 namespace k25 {
 namespace {
@@ -88,16 +89,14 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
   if (r.busbw_max_gbps) j["busbw_max_gbps"] = *r.busbw_max_gbps;
   if (r.decode) {
     const DecodeFigures& d = *r.decode;
-    const auto optional_number = [](const std::optional<double>& value) {
-      return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-    };
     j["decode"] = {{"gap_configured_us", d.gap_configured_us},
                    {"skew_us", d.skew_us},
+                   {"shape", d.shape},
                    {"gap_expected_us", d.gap_expected_us},
                    {"gap_measured_us", d.gap_measured_us},
                    {"comm_us", d.comm_us},
-                   {"join_cost", optional_number(d.join_cost)},
-                   {"comm_over_back_to_back", optional_number(d.comm_over_back_to_back)}};
+                   {"join_cost", optional_json(d.join_cost)},
+                   {"comm_over_back_to_back", optional_json(d.comm_over_back_to_back)}};
   }
 }
 
@@ -145,6 +144,8 @@ void from_json(const nlohmann::json& j, PhaseResult& r) {
     DecodeFigures d;
     d.gap_configured_us = decode->at("gap_configured_us").get<double>();
     d.skew_us = decode->at("skew_us").get<double>();
+    if (const auto shape = decode->find("shape"); shape != decode->end() && shape->is_string())
+      d.shape = shape->get<std::string>();
     d.gap_expected_us = decode->at("gap_expected_us").get<double>();
     d.gap_measured_us = decode->at("gap_measured_us").get<Stats>();
     d.comm_us = decode->at("comm_us").get<Stats>();

@@ -16,8 +16,10 @@ namespace k25 {
 // Decode mode's own figures (mode == decode only).
 struct DecodeFigures {
   double gap_configured_us =
-      0;                       // the step's configured gaps without skew (sweep.decode_*), same on every rank
-  double skew_us = 0;          // sweep.decode_skew_us: each gap of a rank is longer by up to this
+      0;               // the step's configured gaps without skew (sweep.decode_*), same on every rank
+  double skew_us = 0;  // sweep.decode_skew_us: each gap of a rank is longer by up to this
+  std::string
+      shape;  // the gaps and skew in one line (plan/decode_gaps.hpp shape_key); empty in older reports
   double gap_expected_us = 0;  // the coordinator's configured gaps of one step, its skew included
   Stats gap_measured_us;       // the coordinator's gaps of one step as its clock measured them, per trial
   Stats comm_us;               // communication within a step: step minus that rank's measured gaps, max over

@@ -68,6 +68,7 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
     DecodeFigures decode;
     decode.gap_configured_us = configured_gaps_us(phase, timing.decode);
     decode.skew_us = timing.decode.skew_us;
+    decode.shape = shape_key(timing.decode);
     for (const double gap : decode_gaps_us(phase, 0, timing.decode)) decode.gap_expected_us += gap;
     decode.gap_measured_us = summarize(point.gap_us);
     decode.comm_us = summarize(point.comm_us);

@@ -1,6 +1,7 @@
 // Reading report.json and journal.jsonl files back into a RunReport.
 #include "analysis/report_reader.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "analysis/journal_records.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 
 namespace k25 {
 namespace {
@@ -89,7 +91,8 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (is_blank(lines[i])) continue;
     const std::string where = fmt::format("{} line {}", source_name, i + 1);
-    nlohmann::json entry = nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
+    // A journal an older k25comm wrote may hold a secret: it is redacted before anything reads it.
+    nlohmann::json entry = redact_json(nlohmann::json::parse(lines[i], nullptr, /*allow_exceptions=*/false));
     if (entry.is_discarded() || !entry.is_object()) {
       if (i == last_content_line && started) {
         truncated_note = fmt::format(
@@ -128,8 +131,17 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
       } else if (type == "profile_window") {
         report.serve.profile.windows.push_back(entry.at("window").get<ProfileWindow>());
       } else if (type == "live_step") {
+        // A level read again (a file of its window came late) replaces what was journaled for it first.
         report.live_profile.present = true;
-        report.live_profile.levels.push_back(entry.at("level").get<LiveStepLevel>());
+        LiveStepLevel level = entry.at("level").get<LiveStepLevel>();
+        auto& levels = report.live_profile.levels;
+        const auto same = std::find_if(levels.begin(), levels.end(), [&](const LiveStepLevel& l) {
+          return l.concurrency == level.concurrency;
+        });
+        if (same == levels.end())
+          levels.push_back(std::move(level));
+        else
+          *same = std::move(level);
       } else if (type == "run_end") {
         const RunEnd end = entry.get<RunEnd>();
         if (!end.finished_at.empty()) report.run.finished_at = end.finished_at;
@@ -160,7 +172,10 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
 RunReport parse_report_text(const std::string& text, const std::string& source_name) {
   if (is_blank(text))
     throw UsageError(fmt::format("{}: empty file: no report and no journal lines", source_name));
-  const nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // A report an older k25comm wrote may hold a secret (the command line's --api-key, an endpoint's
+  // user-info): it is redacted before anything reads it, so that a re-render, a merge, capture and predict
+  // write none.
+  const nlohmann::json whole = redact_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
   RunReport report = !whole.is_discarded() && whole.is_object() && !whole.contains("type")
                          ? parse_report_object(whole, source_name)
                          : parse_journal(text, source_name);

@@ -13,7 +13,8 @@ namespace k25 {
 // and the reason when the file cannot be read, is neither format, or has a schema_version this build does not
 // read. Versions 1 to 3 are read, into version 3's form (schema_version 3): a version-1 serve level without
 // completions has null STATS instead of zeros; a report before 3 has no live profile; attribution, fits,
-// headline and derived notes are recomputed by analyze_report.
+// headline and derived notes are recomputed by analyze_report. Every secret an older writer left in it (an
+// --api-key value, an endpoint's user-info, a secret-named variable) is redacted (common/redaction.hpp).
 RunReport read_report_file(const std::string& path);
 
 // Same, from text already read; `source_name` names it in messages.

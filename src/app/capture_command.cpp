@@ -14,8 +14,6 @@
 #include "build_info.hpp"
 #include "capture/analysis/capture_analysis.hpp"
 #include "capture/analysis/replay_comparison.hpp"
-#include "capture/analysis/trace_analysis.hpp"
-#include "capture/readers/capture_inputs.hpp"
 #include "capture/render/capture_csv.hpp"
 #include "capture/render/capture_markdown.hpp"
 #include "capture/render/trace_headline.hpp"
@@ -104,21 +102,21 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
   if (options.tpot_ms && !(*options.tpot_ms > 0 && std::isfinite(*options.tpot_ms)))
     throw UsageError("--tpot must be a positive number of milliseconds");
 
-  // Everything that can be refused is checked before the Inspector files are read.
-  CaptureSettings settings;
-  settings.prefill_factor = options.prefill_factor;
-  settings.prefill_tokens = options.prefill_tokens;
+  // Everything that can be refused is checked before the capture files are read.
   if (!options.emit_config.empty() && options.model_config.empty())
     throw UsageError(
         "--emit-config needs --model CONFIG: the Inspector records sizes, not token counts, and the replay config takes the model's shape and bytes per token from it");
+  CaptureRules rules;
+  rules.kernel_class_tables = options.kernel_classes;
+  rules.step_gap_us = options.step_gap_us;
+  rules.prefill_factor = options.prefill_factor;
+  rules.prefill_tokens = options.prefill_tokens;
   std::optional<RunConfig> model;
   if (!options.model_config.empty()) {
     model = load_config(options.model_config);
-    settings.model = capture_model(model->model);
-    settings.model->graph_sizes = model->sweep.graph_sizes;
+    rules.model = capture_model(model->model);
+    rules.model->graph_sizes = model->sweep.graph_sizes;
   }
-  // The kernel-class tables: the user's first, then the shipped one (needed only for traces).
-  const KernelClassifier classifier(kernel_class_tables(options.kernel_classes));
   std::optional<RunReport> replay, serve;
   if (!options.replay_path.empty()) replay = read_report_file(options.replay_path);
   if (!options.serve_path.empty()) {
@@ -127,23 +125,7 @@ int run_capture_command(const CaptureOptions& options, std::ostream& out) {
       throw UsageError(fmt::format("{}: no serve levels (its serve phase did not run)", options.serve_path));
   }
 
-  CaptureInputs inputs = read_capture_inputs(options.inputs);
-  InspectorCapture records = std::move(inputs.inspector);
-  std::optional<TraceResult> trace;
-  if (!inputs.trace.empty()) {
-    if (classifier.rules() == 0) throw_no_kernel_class_table();
-    TraceSettings trace_settings;
-    trace_settings.model = settings.model;
-    trace_settings.step_gap_us = options.step_gap_us;
-    trace_settings.prefill_factor = options.prefill_factor;
-    TraceAnalysis analysis = analyze_trace(std::move(inputs.trace), classifier, trace_settings);
-    if (!analysis.step_method.empty())
-      settings.given_step_methods[kTraceCommunicatorId] = analysis.step_method;
-    append_records(records, std::move(analysis.records));
-    trace = std::move(analysis.result);
-  }
-  CaptureResult result = analyze_capture(records, settings);
-  if (trace) result.trace = std::move(*trace);
+  CaptureResult result = analyze_capture_files(options.inputs, rules);
   result.tool = {"k25comm", kVersion, git_sha()};
   result.created_at = utc_now_iso8601();
   result.command_line = options.command_line;

@@ -8,19 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "capture/model/capture_rules.hpp"
+
 namespace k25 {
 
 struct CaptureOptions {
   std::vector<std::string> inputs;  // files and folders: Inspector logs, Kineto traces, nsys SQLite exports
   std::vector<std::string> kernel_classes;  // --kernel-classes FILE: tried before the shipped table
-  double step_gap_us = 100;                 // --step-gap-us: the idle-gap step method's threshold
+  double step_gap_us =
+      CaptureRules::kDefaultStepGapUs;  // --step-gap-us: the idle-gap step method's threshold
   std::string model_config;       // --model CONFIG: a k25comm config whose model turns sizes into tokens
   std::string replay_path;        // --replay REPORT.json: a k25comm report to compare with
   std::string serve_path;         // --serve SERVE.json: a k25comm report whose serve phase ran (TPOT)
   std::optional<double> tpot_ms;  // --tpot MS: a TPOT measured elsewhere
   std::string out_dir = "k25comm-capture";
-  std::string emit_config;  // --emit-config FILE
-  double prefill_factor = 4.0;
+  std::string emit_config;                                      // --emit-config FILE
+  double prefill_factor = CaptureRules::kDefaultPrefillFactor;  // --prefill-factor
   std::optional<int> prefill_tokens;
   bool plots = true;
   std::string plot_script;  // empty: $K25_PLOT_CAPTURE_SCRIPT, else tools/plot-capture

@@ -15,7 +15,9 @@
 #include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 #include "common/shared_files.hpp"
+#include "predict/input_formats.hpp"
 
 namespace k25 {
 
@@ -194,9 +196,10 @@ std::string leftover_problem(const CLI::App& app, int argc, char** argv) {
 
 CommandLine parse_command_line(int argc, char** argv, bool print) {
   CommandLine cli;
-  for (int i = 0; i < argc; ++i) cli.text += (i ? " " : "") + std::string(argv[i]);
+  const std::vector<std::string> words(argv, argv + argc);
+  cli.text = redact_command_line(words);
   const auto usage_error = [&](const std::string& reason) {
-    if (print) fmt::print(stderr, "k25comm: error: {}\n", reason);
+    if (print) fmt::print(stderr, "k25comm: error: {}\n", redact_text(reason));
     cli.command = Command::exit_now;
     cli.exit_code = static_cast<int>(ExitCode::bad_usage);
     return cli;
@@ -216,7 +219,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   std::deque<FlagSlot> config_flags = add_config_flags(app);
   app.add_option(
          "--gaps-from", cli.gaps_from,
-         "decode mode: compute per layer = TPOT minus the step's communication, from a report.json with serve results, spread over the layers (sets sweep.decode_layer_gap_us)")
+         "decode mode: a capture.json's live step shape (each op's compute gap, each rank's arrivals), or from a report.json with serve results the compute per layer = TPOT minus the step's communication, spread over the layers (sets sweep.decode_layer_gap_us)")
       ->check(CLI::ExistingFile);
   app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
       ->check(number_check(0, false))
@@ -310,21 +313,49 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   auto* predict = app.add_subcommand(
       "predict",
       "what a step and TPOT would be on another node, link, backend or mode: the base's live step with the alternatives' per-op figures (predicted, never measured)");
-  predict->add_option("base", pred.base_path, "capture.json or report.json (a serve + replay run, or merged)")
+  predict
+      ->add_option("base", pred.base_path,
+                   "what the system does now, its format told by its content: " + base_formats_help())
       ->required();
   predict
-      ->add_option(
-          "--with", pred.alt_paths,
-          "an alternative's per-op figures: a replay report.json, nccl-tests output (text or -J JSON), a CSV of kind,bytes,op_us[,p90]; repeatable")
+      ->add_option("--with", pred.alt_paths,
+                   "an alternative's per-op figures, its format told by its content: " + alt_formats_help() +
+                       "; repeatable")
       ->required();
   predict->add_option("--label", pred.labels,
                       "the name of each --with, in order (default: its file or folder name)");
+  predict->add_option(
+      "--kind", pred.kinds,
+      "the collective of each --with, in order, where its file does not say it (nccl-tests before 2.16.7); '-' for none");
   predict->add_option("--out", pred.out_dir, "output directory (default k25comm-predict)");
   predict->add_flag(
       "--extrapolate", pred.extrapolate,
       "sizes outside an alternative's measured range: labelled extrapolated instead of refused");
   bool predict_no_plots = false;
   predict->add_flag("--no-plots", predict_no_plots, "do not run tools/plot-predict");
+
+  DoctorCommandOptions& doc = cli.doctor;
+  auto* doctor = app.add_subcommand(
+      "doctor",
+      "why this node's collectives cost what they cost: each GPU pair's path, ACS and IOMMU, links below their maximum, NCCL's transport, measured P2P; or --compare A B");
+  doctor->add_option("--out", doc.out_dir, "output directory (default k25comm-doctor)");
+  doctor->add_option(
+      "--root", doc.root,
+      "read sys/ and proc/ under this folder instead of / (a copy of another host's, a test fixture)");
+  doctor->add_option("--host", doc.host, "the host name to record (default: this host's)");
+  doctor->add_option("--nccl-topo", doc.nccl_topo,
+                     "NCCL's topology dump (the XML NCCL_TOPO_DUMP_FILE wrote)");
+  doctor->add_option("--nccl-log", doc.nccl_logs,
+                     "NCCL_DEBUG=INFO output: a file or a folder of files; repeatable");
+  doctor->add_option("--capture", doc.capture,
+                     "a capture.json whose trace.backends say which all-reduce backend ran");
+  doctor
+      ->add_option("--compare", doc.compare,
+                   "list what differs between two doctor outputs, reports or captures (files or folders)")
+      ->expected(2);
+  bool doctor_no_measure = false, doctor_no_plots = false;
+  doctor->add_flag("--no-measure", doctor_no_measure, "do not measure P2P copies between the GPUs");
+  doctor->add_flag("--no-plots", doctor_no_plots, "do not run tools/plot-doctor");
 
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
@@ -336,7 +367,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const bool asked_for_text = e.get_exit_code() == 0;  // --help, --version
-    if (!asked_for_text) return usage_error(e.what());
+    // An option nobody takes is the cause of what it left missing ("--width FILE": --with is required).
+    if (!asked_for_text) {
+      const std::string problem = leftover_problem(app, argc, argv);
+      return usage_error(problem.empty() ? std::string(e.what()) : problem);
+    }
     cli.command = Command::exit_now;
     cli.exit_code = print ? app.exit(e) : 0;
     return cli;
@@ -374,6 +409,11 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     cli.command = Command::predict;
     pred.command_line = cli.text;
     pred.plots = !predict_no_plots;
+  } else if (doctor->parsed()) {
+    cli.command = Command::doctor;
+    doc.measure = !doctor_no_measure;
+    doc.plots = !doctor_no_plots;
+    doc.command_line = cli.text;
   } else if (capture->parsed()) {
     cli.command = Command::capture;
     cap.plots = !no_plots;

@@ -8,6 +8,7 @@
 
 #include "analysis/compare.hpp"
 #include "app/capture_command.hpp"
+#include "app/doctor_command.hpp"
 #include "app/predict_command.hpp"
 #include "config/config_keys.hpp"
 #include "config/run_config.hpp"
@@ -15,7 +16,7 @@
 
 namespace k25 {
 
-enum class Command { measure, dry_run, compare, report, capture, predict, exit_now };
+enum class Command { measure, dry_run, compare, report, capture, predict, doctor, exit_now };
 
 // A config key's flag as given: "--tokens" "1,4,16" (a list flag given twice has its items joined); a switch
 // (--no-check) has no text.
@@ -29,15 +30,16 @@ struct CommandLine {
   int exit_code = 0;                     // for exit_now (--help, --version, parse errors)
   std::string config_path;               // --sizes
   std::vector<ConfigFlag> config_flags;  // in the table's order; each already checked by its key's reader
-  std::string gaps_from;                 // --gaps-from SERVE_REPORT.json (overrides --decode-layer-gap)
+  std::string gaps_from;                 // --gaps-from CAPTURE.json or SERVE_REPORT.json (the decode gaps)
   int dry_run_ranks = 0;                 // --ranks for --dry-run; 0: from the launcher's environment, else 8
   CompareOptions compare;                // `k25comm compare`
   RerenderOptions report;                // `k25comm report`
   CaptureOptions capture;                // `k25comm capture`
   PredictCommandOptions predict;         // `k25comm predict`
+  DoctorCommandOptions doctor;           // `k25comm doctor`
   bool verbose = false;                  // --verbose: errors also name the source location
   double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
-  std::string text;                      // the command line as given, for the report
+  std::string text;                      // the command line as given, secrets redacted, for the report
 
   // The text given for a config key's flag ("--out"), or nullptr when the flag was not given.
   const std::string* flag_text(const std::string& flag) const {

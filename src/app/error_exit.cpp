@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 
+#include "common/redaction.hpp"
+
 namespace k25 {
 
 std::string error_message(const std::exception& error, bool verbose) {
   const auto* known = dynamic_cast<const Error*>(&error);
-  if (known == nullptr) return fmt::format("k25comm: internal error: {}", error.what());
+  // k25comm's own errors are redacted when made (common/error.hpp); a library's message is redacted here.
+  if (known == nullptr) return fmt::format("k25comm: internal error: {}", redact_text(error.what()));
   const std::string location = known->location();
   return fmt::format("k25comm: error: {}{}", known->what(),
                      verbose && !location.empty() ? fmt::format(" [at {}]", location) : "");

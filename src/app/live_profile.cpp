@@ -1,23 +1,18 @@
-// Waits for a profile window's trace files, links them per level, and reads them with the capture's readers.
+// Each profiler window's files waited for, linked per level and read into its live step, as the window ends.
 #include "app/live_profile.hpp"
 
 #include <algorithm>
-#include <chrono>
+#include <charconv>
 #include <filesystem>
-#include <map>
 #include <set>
-#include <thread>
+#include <system_error>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "capture/analysis/capture_analysis.hpp"
-#include "capture/readers/capture_inputs.hpp"
-#include "capture/readers/file_bytes.hpp"
-#include "capture/analysis/kernel_classes.hpp"
-#include "capture/analysis/trace_analysis.hpp"
-#include "capture/render/trace_headline.hpp"
+#include "common/enum_names.hpp"
 #include "common/error.hpp"
-#include "common/interrupt.hpp"
 #include "config/config_loader.hpp"
 
 namespace k25 {
@@ -26,277 +21,257 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using FileSizes = std::map<std::string, std::uintmax_t>;
-
-double unix_seconds(fs::file_time_type time) {
-  const auto system = std::chrono::file_clock::to_sys(time);
-  return std::chrono::duration<double>(system.time_since_epoch()).count();
-}
-
-// The regular files of `dir` written since `since_unix_s` that no earlier window claimed, with their sizes.
-FileSizes new_files(const std::string& dir, double since_unix_s, const std::set<std::string>& claimed) {
-  FileSizes files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (!entry.is_regular_file(ec)) continue;
-    const std::string path = fs::absolute(entry.path()).string();
-    if (claimed.count(path) > 0) continue;
-    const auto written = entry.last_write_time(ec);
-    if (ec || unix_seconds(written) < since_unix_s) continue;
-    files[path] = entry.file_size(ec);
-  }
-  return files;
-}
-
-// The first of `files` that is a JSON document still being written, with why: a gzip stream that ends early
-// (the capture's own reader says so), or a JSON text whose last character is not the closing brace. Files
-// that are not JSON are the capture's to judge.
-std::string first_incomplete(const FileSizes& files) {
-  for (const auto& [path, size] : files) {
-    try {
-      const FileBytes bytes = load_file_bytes(path, 0);
-      if (bytes.cut) return path + ": " + bytes.cut_reason;
-      const std::string_view text(bytes.data(), bytes.size());
-      const std::size_t first = text.find_first_not_of(" \t\r\n");
-      const std::size_t last = text.find_last_not_of(" \t\r\n");
-      if (first != std::string_view::npos && text[first] == '{' && text[last] != '}')
-        return path + ": its JSON is not closed yet (a trace still being written?)";
-    } catch (const UsageError& e) {
-      return e.what();
-    }
-  }
-  return {};
-}
-
-// The link folder OUT/live-profile/cC holding one link per trace file (made afresh).
-std::string link_folder(const RunConfig& config, int concurrency, const FileSizes& files) {
-  const fs::path folder = fs::path(config.output.dir) / "live-profile" / fmt::format("c{}", concurrency);
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  for (const auto& [path, size] : files) fs::create_symlink(path, folder / fs::path(path).filename());
-  return folder.string();
-}
-
 std::string capture_command(const std::string& config_path, const std::string& inputs) {
   return fmt::format("k25comm capture {}{}", inputs, config_path.empty() ? "" : " --model " + config_path);
 }
 
-std::string capture_command(const RunConfig& config, const std::string& inputs) {
-  return capture_command(config.config_path, inputs);
+// OUT/live-profile/cC made afresh with one link per file; the folder, or empty with `problem` saying why.
+std::string link_folder(const std::string& out_dir, int concurrency, const std::vector<std::string>& files,
+                        std::string& problem) {
+  const fs::path folder = fs::path(out_dir) / "live-profile" / fmt::format("c{}", concurrency);
+  std::error_code ec;
+  fs::remove_all(folder, ec);
+  if (!ec) fs::create_directories(folder, ec);
+  for (const std::string& file : files) {
+    if (ec) break;
+    const fs::path target = fs::absolute(file, ec);
+    if (!ec) fs::create_symlink(target, folder / fs::path(file).filename(), ec);
+  }
+  if (!ec) return folder.string();
+  problem = fmt::format("the files could not be linked under {} ({})", folder.string(), ec.message());
+  return "";
 }
 
-// The level's figures from the trace's first decode group (the most steps; else the first group of any
-// phase).
-void fill_from_trace(LiveStepLevel& level, const TraceResult& trace) {
-  const std::vector<const TraceStepGroup*> groups = headline_groups(trace, 1);
-  if (groups.empty()) {
-    level.status = "failed";
-    level.note = "the traces hold no step the capture could find: " + trace.step_method_detail;
-    return;
-  }
-  const TraceStepGroup& g = *groups.front();
-  level.status = "read";
-  level.step = step_title(g, trace.step_method);
-  level.batch = g.batch;
-  level.steps = g.steps;
-  level.wall_us = g.wall_us.p50;
-  level.gpu_busy_us = g.busy_us.p50;
-  level.comm_merged_us = g.comm_merged_us.p50;
-  level.comm_exposed_us = g.comm_exposed_us.p50;
-  level.comm_share = g.comm_share;
-  level.exposed_share = g.exposed_share;
-  level.comm_busy_share = g.busy_us.p50 > 0 ? g.comm_merged_us.p50 / g.busy_us.p50 : 0;
-  for (const TraceKindShare& k : g.kinds)
-    level.kinds.push_back({k.kind, k.ops_per_step, k.merged_us.p50, k.share});
-  for (const TraceClassShare& c : g.classes) level.classes.push_back({c.cls, c.merged_us.p50, c.share});
+// The watch rules of the run's config.
+WatchRules watch_rules(const ServeSpec& serve) {
+  WatchRules rules;
+  rules.wait_s = serve.profile_wait_s;
+  rules.settle_s = serve.profile_settle_s;
+  return rules;
 }
 
-// Ranks the trace's files say the run had (the largest world size given), 0 when none says.
-int world_size(const TraceResult& trace) {
-  int size = 0;
-  for (const TraceRankResult& rank : trace.ranks) size = std::max(size, rank.world_size);
-  return size;
+// "no more came within 5 s (serve.profile_settle_s) of the last", or why else the wait ended.
+std::string wait_end_text(const std::optional<WaitEnd>& ended, const ServeSpec& serve) {
+  if (!ended) return "a signal ended the wait";
+  switch (*ended) {
+    case WaitEnd::all_ranks:
+      return "every rank's file came";
+    case WaitEnd::settled:
+      return fmt::format("no more came within {:g} s (serve.profile_settle_s) of the last",
+                         serve.profile_settle_s);
+    case WaitEnd::deadline:
+      break;
+  }
+  return fmt::format("the wait of {:g} s (serve.profile_wait_s) ended", serve.profile_wait_s);
 }
 
-struct ReadAttempt {
-  std::optional<TraceResult> trace;
-  std::string problem;  // why the files are not (yet) readable
-};
-
-// The capture's kernel classes and trace settings for a run's model (none: sizes stay unknown).
-class TraceReader {
- public:
-  explicit TraceReader(const std::optional<RunConfig>& config) {
-    std::vector<std::string> tables;
-    if (const std::string shipped = shipped_kernel_class_table(); !shipped.empty()) tables.push_back(shipped);
-    classifier_ = std::make_unique<KernelClassifier>(tables);
-    if (config) {
-      settings_.model = capture_model(config->model);
-      settings_.model->graph_sizes = config->sweep.graph_sizes;
-    }
-  }
-
-  ReadAttempt read(const std::string& folder) const {
-    ReadAttempt attempt;
-    try {
-      CaptureInputs inputs = read_capture_inputs({folder});
-      if (inputs.trace.empty()) {
-        attempt.problem = "no profiler trace with GPU events among the files";
-        return attempt;
-      }
-      attempt.trace = analyze_trace(std::move(inputs.trace), *classifier_, settings_).result;
-    } catch (const UsageError& e) {
-      attempt.problem = e.what();
-    }
-    return attempt;
-  }
-
- private:
-  std::unique_ptr<KernelClassifier> classifier_;
-  TraceSettings settings_;
-};
-
-class WindowReader {
- public:
-  explicit WindowReader(const RunConfig& config) : config_(config), traces_(config) {}
-
-  LiveStepLevel read(const ProfileWindow& window) {
-    LiveStepLevel level;
-    level.concurrency = window.concurrency;
-    const std::string& dir = config_.serve.profile_dir;
-    std::error_code ec;
-    if (dir.empty() || !fs::is_directory(dir, ec) || !readable(dir)) {
-      level.status = "unread";
-      level.capture_command = capture_command(config_, dir.empty() ? "DIR" : dir);
-      level.note = fmt::format(
-          "the profile folder {} is not readable here (a remote server, or serve.profile_dir not set): read the traces where they are with: {}, and join them with: k25comm report {}/report.json --capture DIR",
-          dir.empty() ? "(none given)" : dir, level.capture_command, config_.output.dir);
-      return level;
-    }
-    wait_and_read(window, level);
-    return level;
-  }
-
- private:
-  static bool readable(const std::string& dir) {
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    return !ec;
-  }
-
-  // Files that are whole and hold as many ranks as their world size: read into `level`, true. Otherwise
-  // `problem` says why not, and `partial` keeps a read of fewer ranks.
-  bool try_files(const ProfileWindow& window, const FileSizes& files, LiveStepLevel& level,
-                 std::string& problem, std::optional<FileSizes>& partial) {
-    if (const std::string incomplete = first_incomplete(files); !incomplete.empty()) {
-      problem = incomplete;
-      return false;
-    }
-    const std::string folder = link_folder(config_, window.concurrency, files);
-    ReadAttempt attempt = traces_.read(folder);
-    if (!attempt.trace) {
-      problem = attempt.problem;
-      return false;
-    }
-    const int world = world_size(*attempt.trace);
-    if (static_cast<int>(attempt.trace->ranks.size()) >= world) {
-      finish(level, files, folder, *attempt.trace);
-      return true;
-    }
-    problem = fmt::format("{} of {} ranks' files", attempt.trace->ranks.size(), world);
-    partial = files;
-    return false;
-  }
-
-  // Polls the folder until the window's files stop growing and read whole, or the wait ends.
-  void wait_and_read(const ProfileWindow& window, LiveStepLevel& level) {
-    using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration<double>(config_.serve.profile_wait_s);
-    const auto quiet_needed = std::chrono::milliseconds(1000);
-    FileSizes seen;
-    std::optional<FileSizes> partial;
-    auto quiet_since = Clock::now();
-    std::string problem = "no new file appeared in the profile folder";
-    for (; Clock::now() < deadline && interrupt_signal() == 0;
-         std::this_thread::sleep_for(std::chrono::milliseconds(250))) {
-      const FileSizes now = new_files(config_.serve.profile_dir, window.started_unix_s - 1.0, claimed_);
-      if (now != seen) {
-        seen = now;
-        quiet_since = Clock::now();
-      } else if (!now.empty() && Clock::now() - quiet_since >= quiet_needed) {
-        if (try_files(window, now, level, problem, partial)) return;
-        quiet_since = Clock::now();  // wait for more before trying again
-      }
-    }
-    if (partial) {  // some ranks' files are whole: read what there is, and say what is missing
-      const std::string folder = link_folder(config_, window.concurrency, *partial);
-      const ReadAttempt attempt = traces_.read(folder);
-      if (attempt.trace) return finish(level, *partial, folder, *attempt.trace);
-    }
-    level.status = "failed";
-    for (const auto& [path, size] : seen) {
-      level.files.push_back(path);
-      claimed_.insert(path);  // a later window's files are never this one's, complete or not
-    }
-    level.capture_command = capture_command(config_, config_.serve.profile_dir);
-    level.note = fmt::format("the trace files were not complete after {:g} s (serve.profile_wait_s): {}",
-                             config_.serve.profile_wait_s, problem);
-  }
-
-  void finish(LiveStepLevel& level, const FileSizes& files, const std::string& folder,
-              const TraceResult& trace) {
-    for (const auto& [path, size] : files) {
-      level.files.push_back(path);
-      claimed_.insert(path);
-    }
-    level.capture_command = capture_command(config_, folder);
-    fill_from_trace(level, trace);
-    const int world = world_size(trace);
-    if (level.status == "read" && world > static_cast<int>(trace.ranks.size()))
-      level.note = fmt::format("read {} of {} ranks' files (the others did not appear in time)",
-                               trace.ranks.size(), world);
-  }
-
-  const RunConfig& config_;
-  TraceReader traces_;
-  std::set<std::string> claimed_;
-};
+// Why a window has no file of its own to read.
+std::string nothing_to_read(const WindowFiles& found, const std::optional<WaitEnd>& ended,
+                            const ServeSpec& serve) {
+  if (!found.pending.empty())
+    return fmt::format("the trace files were not complete after {:g} s (serve.profile_wait_s): {}",
+                       serve.profile_wait_s, found.pending.front().why);
+  if (!found.refused.empty())
+    return "k25comm capture refuses the window's files: " + found.refused.front().why;
+  if (!found.nobodys.empty())
+    return fmt::format(
+        "no file holds this window's events: {} holds events outside every profiler window's start..stop (a server clock that differs from this host's?)",
+        found.nobodys.front());
+  if (!found.host_only.empty()) return "only traces without GPU events came: " + found.host_only.front();
+  if (!found.late.empty()) return "no file of this window came, only an earlier window's";
+  if (!ended) return "a signal ended the wait before any trace file appeared";
+  return fmt::format("no trace file appeared in the profile folder within {:g} s (serve.profile_wait_s)",
+                     serve.profile_wait_s);
+}
 
 }  // namespace
 
-LiveProfile read_live_profile(const RunConfig& config, const ServeProfile& profile,
-                              const LiveStepSink& on_level) {
+LiveProfileReader::LiveProfileReader(const RunConfig& config, LiveStepSink on_level)
+    : config_(config), on_level_(std::move(on_level)), traces_(config) {}
+
+LiveProfile LiveProfileReader::result() const {
   LiveProfile live;
-  if (!profile.asked) return live;
   live.present = true;
-  WindowReader reader(config);
-  for (const ProfileWindow& window : profile.windows) {
-    if (window.status != "recorded") continue;
-    LiveStepLevel level = reader.read(window);
-    if (on_level) on_level(level);
-    live.levels.push_back(std::move(level));
-  }
+  live.levels = levels_;
   return live;
 }
 
+// Whether the profile folder is not seen from here: then `level` says so (status unread) and how to read the
+// traces where they are.
+bool LiveProfileReader::unread(LiveStepLevel& level) const {
+  const std::string& dir = config_.serve.profile_dir;
+  const std::string join = fmt::format("join them with: k25comm report {}/report.json --capture {}:DIR",
+                                       config_.output.dir, level.concurrency);
+  const std::string elsewhere = capture_command(config_.config_path, "DIR");
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  std::string note;
+  if (dir.empty()) {
+    level.capture_command = elsewhere;
+    note = fmt::format(
+        "no profile folder was given (serve.profile_dir / --profile-dir): the server wrote its traces where it is set to; read them there with: {} (DIR: that folder), and {}",
+        elsewhere, join);
+  } else if (!fs::exists(status)) {
+    level.capture_command = elsewhere;
+    note = fmt::format(
+        "the profile folder {} does not exist on this host (a server on another host writes it there): read the traces where they are with: {} (DIR: the folder as that host sees it), and {}",
+        dir, elsewhere, join);
+  } else if (!fs::is_directory(status)) {
+    level.capture_command = elsewhere;
+    note = fmt::format(
+        "the profile folder {} is not a folder: read the traces where the server wrote them with: {}, and {}",
+        dir, elsewhere, join);
+  } else if (fs::directory_iterator(dir, ec); ec) {
+    level.capture_command = capture_command(config_.config_path, dir);
+    note = fmt::format("the profile folder {} cannot be read here ({}): read the traces with: {}, and {}",
+                       dir, ec.message(), level.capture_command, join);
+  } else {
+    return false;
+  }
+  level.status = LiveStepStatus::unread;
+  level.note = note;
+  return true;
+}
+
+void LiveProfileReader::read_window(LiveStepLevel& level, const Watched& watched) const {
+  const WindowFiles& found = watched.found;
+  const ServeSpec& serve = config_.serve;
+  level.files = found.files;
+  for (const auto& [late, during] : watched.late) level.files.push_back(late);
+  std::sort(level.files.begin(), level.files.end());
+  if (level.files.empty()) {
+    level.status = LiveStepStatus::failed;
+    level.note = nothing_to_read(found, watched.ended, serve);
+    std::vector<std::string> pending;
+    for (const FileNote& file : found.pending) pending.push_back(file.path);
+    if (!pending.empty())
+      level.capture_command = capture_command(config_.config_path, join_names(pending, " "));
+    return;
+  }
+  std::vector<std::string> notes;
+  std::string link_problem;
+  const std::string folder = link_folder(config_.output.dir, level.concurrency, level.files, link_problem);
+  const std::vector<std::string> inputs = folder.empty() ? level.files : std::vector<std::string>{folder};
+  level.capture_command = capture_command(config_.config_path, join_names(inputs, " "));
+  if (!link_problem.empty()) notes.push_back(link_problem + ": the capture command names them one by one");
+  const TraceRead read = traces_.read(inputs);
+  if (!read.trace) {
+    level.status = LiveStepStatus::failed;
+    notes.insert(notes.begin(), "k25comm capture refuses the window's files: " + read.problem);
+  } else {
+    fill_live_step(level, *read.trace);
+    if (level.status == LiveStepStatus::failed) notes.insert(notes.begin(), level.note);
+    const int world = trace_world_size(*read.trace);
+    const int ranks = static_cast<int>(read.trace->ranks.size());
+    if (world > ranks)
+      notes.insert(notes.begin(), fmt::format("read {} of {} ranks' files ({})", ranks, world,
+                                              wait_end_text(watched.ended, serve)));
+  }
+  for (const auto& [late, during] : watched.late)
+    notes.push_back(
+        fmt::format("{} came after this window's wait ended and was read during C={}'s", late, during));
+  for (const FileNote& pending : found.pending)
+    notes.push_back(fmt::format("left out, not complete when the wait ended: {}", pending.why));
+  level.note = join_names(notes, "; ");
+}
+
+void LiveProfileReader::read_late_files(const std::vector<LateFile>& files, int concurrency) {
+  std::set<std::size_t> owners;
+  for (const LateFile& late : files) {
+    if (late.window >= watched_.size()) continue;
+    watched_[late.window].late.emplace_back(late.path, concurrency);
+    owners.insert(late.window);
+  }
+  for (const std::size_t owner : owners) {
+    Watched& watched = watched_[owner];
+    LiveStepLevel& level = levels_[watched.level];
+    LiveStepLevel again;
+    again.concurrency = level.concurrency;
+    read_window(again, watched);
+    level = std::move(again);
+    if (on_level_) on_level_(level);
+  }
+}
+
+void LiveProfileReader::window_ended(const ProfileWindow& window) {
+  if (window.status != ProfileWindowStatus::recorded) return;
+  LiveStepLevel level;
+  level.concurrency = window.concurrency;
+  std::vector<LateFile> late;
+  try {
+    if (!unread(level)) {
+      if (!watcher_)
+        watcher_.emplace(config_.serve.profile_dir, watch_rules(config_.serve),
+                         [this](const std::string& path) { return traces_.facts(path); });
+      Watched watched;
+      watched.level = levels_.size();
+      watched.found = wait_for_window_files(
+          *watcher_, {window.concurrency, window.started_unix_s, window.stopped_unix_s}, watched.ended);
+      read_window(level, watched);
+      late = watched.found.late;
+      watched_.push_back(std::move(watched));
+    }
+  } catch (const std::exception& e) {  // a fault the calls above do not foresee: the run is kept all the same
+    level.status = LiveStepStatus::failed;
+    level.note = std::string("the window's files could not be read: ") + e.what();
+  }
+  levels_.push_back(level);
+  if (on_level_) on_level_(levels_.back());
+  try {
+    read_late_files(late, window.concurrency);
+  } catch (const std::exception&) {
+    // the earlier level keeps what it had
+  }
+}
+
+std::vector<std::string> profile_folder_lines(const ServeSpec& serve) {
+  const std::string& dir = serve.profile_dir;
+  if (dir.empty())
+    return {
+        "profile: no profile folder given (--profile-dir, serve.profile_dir): the server writes its traces where it is set to, and their live steps are not read here"};
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  if (!fs::exists(status))
+    return {fmt::format(
+        "profile: the profile folder {} does not exist here: give it as this host sees it (the same host, or a shared file system), unless the server makes it; a server on another host writes it there, and its traces are read there (k25comm capture) and joined later (k25comm report --capture)",
+        dir)};
+  if (!fs::is_directory(status))
+    throw UsageError(fmt::format(
+        "--profile-dir {}: not a folder (the server writes one trace file per rank into a folder)", dir));
+  if (::access(dir.c_str(), W_OK) != 0)
+    return {fmt::format(
+        "profile: the profile folder {} cannot be written by this user: the server must be able to write it (vLLM's torch_profiler_dir, SGLang's output_dir)",
+        dir)};
+  return {};
+}
+
 namespace {
+
+// The concurrency of "C:DIR" (DIR set to the rest), or nullopt for a plain DIR. Throws UsageError for a C
+// that is not a concurrency 1..4096.
+std::optional<int> capture_input_level(const std::string& input, std::string& folder) {
+  folder = input;
+  const std::size_t colon = input.find(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  const std::string head = input.substr(0, colon);
+  if (head.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  int concurrency = 0;
+  const auto [end, error] = std::from_chars(head.data(), head.data() + head.size(), concurrency);
+  if (error != std::errc() || end != head.data() + head.size() || concurrency < 1 || concurrency > 4096)
+    throw UsageError(
+        fmt::format("--capture {}: {} is not a concurrency 1..4096 (give C:DIR or DIR)", input, head));
+  folder = input.substr(colon + 1);
+  return concurrency;
+}
 
 // The level a --capture input is for: "C:DIR" names it; a plain DIR takes the next profiled level (by
 // concurrency) that has no live step read yet.
 LiveStepLevel& level_for(LiveProfile& live, const ServeProfile& profile, const std::string& input,
                          std::set<int>& taken, std::string& folder) {
-  folder = input;
-  std::optional<int> concurrency;
-  if (const std::size_t colon = input.find(':'); colon != std::string::npos && colon > 0) {
-    const std::string head = input.substr(0, colon);
-    if (head.find_first_not_of("0123456789") == std::string::npos) {
-      concurrency = std::stoi(head);
-      folder = input.substr(colon + 1);
-    }
-  }
+  std::optional<int> concurrency = capture_input_level(input, folder);
   std::vector<int> candidates;
   for (const ProfileWindow& window : profile.windows)
-    if (window.status == "recorded") candidates.push_back(window.concurrency);
+    if (window.status == ProfileWindowStatus::recorded) candidates.push_back(window.concurrency);
   for (const LiveStepLevel& level : live.levels)
     if (std::find(candidates.begin(), candidates.end(), level.concurrency) == candidates.end())
       candidates.push_back(level.concurrency);
@@ -304,7 +279,7 @@ LiveStepLevel& level_for(LiveProfile& live, const ServeProfile& profile, const s
   if (!concurrency) {
     for (const int c : candidates) {
       const auto read = std::find_if(live.levels.begin(), live.levels.end(), [&](const LiveStepLevel& l) {
-        return l.concurrency == c && l.status == "read";
+        return l.concurrency == c && l.status == LiveStepStatus::read;
       });
       if (taken.count(c) == 0 && read == live.levels.end()) {
         concurrency = c;
@@ -342,21 +317,24 @@ void join_live_captures(RunReport& report, const std::vector<std::string>& input
       config.reset();  // sizes stay unknown: the trace's own sizes only
     }
   }
-  const TraceReader traces(config);
+  const LiveTraceReader traces(config);
   report.live_profile.present = true;
   std::set<int> taken;
   for (const std::string& input : inputs) {
     std::string folder;
     LiveStepLevel& level = level_for(report.live_profile, report.serve.profile, input, taken, folder);
-    const ReadAttempt attempt = traces.read(folder);
-    if (!attempt.trace) throw UsageError(fmt::format("--capture {}: {}", input, attempt.problem));
+    const TraceRead read = traces.read({folder});
+    if (!read.trace) throw UsageError(fmt::format("--capture {}: {}", input, read.problem));
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(folder, ec))
-      if (entry.is_regular_file(ec)) level.files.push_back(fs::absolute(entry.path()).string());
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code fec;
+      if (it->is_regular_file(fec)) level.files.push_back(fs::absolute(it->path(), fec).string());
+    }
     std::sort(level.files.begin(), level.files.end());
     level.capture_command = capture_command(report.run.config_path, folder);
-    fill_from_trace(level, *attempt.trace);
-    if (level.status == "read") level.note = "joined later by k25comm report --capture " + input;
+    fill_live_step(level, *read.trace);
+    if (level.status == LiveStepStatus::read)
+      level.note = "joined later by k25comm report --capture " + input;
   }
   std::sort(report.live_profile.levels.begin(), report.live_profile.levels.end(),
             [](const LiveStepLevel& a, const LiveStepLevel& b) { return a.concurrency < b.concurrency; });

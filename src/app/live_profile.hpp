@@ -1,34 +1,76 @@
-// After the serve phase: the trace files of each recorded profile window (the engine's own profiler), waited
-// for until complete and read with the capture's readers and analysis into the report's live step per level.
+// The live profile of a serve run: as each profiler window ends, before the next level starts, its trace
+// files are waited for (trace_folder_watcher.hpp) and read through the capture's one door
+// (live_trace_read.hpp) into that level's live step; and `k25comm report --capture`'s join of traces read
+// later.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/live_step.hpp"
 #include "analysis/run_report.hpp"
+#include "app/live_trace_read.hpp"
+#include "app/trace_folder_watcher.hpp"
 #include "config/run_config.hpp"
 #include "serve/profile_window.hpp"
 
 namespace k25 {
 
-// Called as each level's live step is known (read, unread or failed): the journal and the console.
+// Called as a level's live step is known (read, unread or failed), and again when a file that came late is
+// read into it: the journal and the console.
 using LiveStepSink = std::function<void(const LiveStepLevel& level)>;
 
-// One LiveStepLevel per window that was recorded. Per window: the files of serve.profile_dir newer than its
-// start and not another window's, waited for (at most serve.profile_wait_s) until they stop growing, read
-// whole (a gzip stream complete, a JSON closed) and hold as many ranks as their world size says; linked
-// under OUT/live-profile/cC/ so that `k25comm capture` reads the same files. A folder not readable here
-// gives status "unread" and the capture command; files that never complete or cannot be read give "failed"
-// with a note. Never throws for what the traces hold.
-LiveProfile read_live_profile(const RunConfig& config, const ServeProfile& profile,
-                              const LiveStepSink& on_level);
+class LiveProfileReader {
+ public:
+  LiveProfileReader(const RunConfig& config, LiveStepSink on_level);
+
+  // After `window` ended (the serve phase's ProfileWindowSink), for a recorded one: waits for its files in
+  // serve.profile_dir (those written since its start whose events lie in its start..stop; whole; until every
+  // rank of their world size is there, or serve.profile_settle_s after the last change where fewer came, at
+  // most serve.profile_wait_s), links them under OUT/live-profile/cC and reads them as `k25comm capture
+  // OUT/live-profile/cC --model CONFIG` does. A file of an earlier window that came late is read into that
+  // window's level then. A folder not seen from here gives status unread; anything the files do (never come,
+  // never complete, refused, removed, links that fail) is a note on the level. Never throws.
+  void window_ended(const ProfileWindow& window);
+
+  // The levels so far, in the order their windows ran.
+  LiveProfile result() const;
+
+ private:
+  // A window whose files the watcher looked for: its level and the files read for it.
+  struct Watched {
+    std::size_t level = 0;  // index into levels_
+    WindowFiles found;
+    std::optional<WaitEnd> ended;
+    // Files that came after its wait ended, each with the level in whose wait it came.
+    std::vector<std::pair<std::string, int>> late;
+  };
+
+  bool unread(LiveStepLevel& level) const;
+  void read_window(LiveStepLevel& level, const Watched& watched) const;
+  void read_late_files(const std::vector<LateFile>& files, int concurrency);
+
+  const RunConfig& config_;
+  LiveStepSink on_level_;
+  LiveTraceReader traces_;
+  std::optional<TraceFolderWatcher> watcher_;
+  std::vector<LiveStepLevel> levels_;
+  std::vector<Watched> watched_;  // one per window of the watcher, in its order
+};
+
+// What to say at the start of a profiled serve phase about serve.profile_dir as this host sees it, one line
+// each: not given, not here, not writable by this user; none where it is a folder this user can write. Throws
+// UsageError where it names something that is not a folder.
+std::vector<std::string> profile_folder_lines(const ServeSpec& serve);
 
 // `k25comm report RUN/report.json --capture DIR...`: each input ("C:DIR" for level C, or DIR for the next
 // profiled level, by concurrency, whose live step was not read) read as `k25comm capture DIR` reads it (the
 // model from the report's effective config) into report.live_profile. Throws UsageError naming the input for
-// a folder that cannot be read and for an input no profiled level is left for.
+// a folder that cannot be read, a C that is not a concurrency, and an input no profiled level is left for.
 void join_live_captures(RunReport& report, const std::vector<std::string>& inputs);
 
 }  // namespace k25

@@ -27,6 +27,7 @@
 #include "build_info.hpp"
 #include "common/count_noun.hpp"
 #include "common/interrupt.hpp"
+#include "common/redaction.hpp"
 #include "config/config_keys.hpp"
 #include "config/config_loader.hpp"
 #include "gather/coordinator_step.hpp"
@@ -96,6 +97,7 @@ struct CoordinatorState {
   ConsoleTable table{stdout};
   ProgressLine progress;                         // on a terminal
   PeriodicProgress sweep_progress{stdout, 5.0};  // "# sweep: 3/18 done, ..., ETA ..." lines, anywhere
+  std::vector<std::string> profile_lines;        // said as the profiled serve phase starts
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -113,6 +115,8 @@ std::unique_ptr<CoordinatorState> open_outputs(const RunConfig& config, const Ra
     ensure_writable_directory(config.output.dir);
     // An unreachable endpoint stops the run before it leaves anything (no empty journal).
     if (serve_asked(config)) check_endpoint_reachable(config.serve);
+    if (serve_asked(config) && config.serve.profile.any())
+      state->profile_lines = profile_folder_lines(config.serve);
     // Reports of an earlier run in this directory would describe another journal: a run that fails must not
     // leave them looking like its own.
     for (const std::string& stale : report_file_names())
@@ -235,7 +239,7 @@ std::vector<std::string> run_notes(const RunConfig& config, const RankContext& c
   if (!config.sweep.run_serve && !config.serve.endpoint.empty())
     notes.push_back(fmt::format(
         "the endpoint {} is not used: --phases {} has no serve (add serve to --phases to measure it)",
-        config.serve.endpoint, fmt::join(phase_names(config.sweep), ",")));
+        redact_url(config.serve.endpoint), fmt::join(phase_names(config.sweep), ",")));
   return notes;
 }
 
@@ -411,25 +415,18 @@ SweepOutcome measure_sweep(const RunConfig& config, const CommandLine& cli, cons
 
 // ---- serve ------------------------------------------------------------------------------------------------
 
-// Coordinator: the profile windows' traces, read into the live step of each profiled level, each journaled
-// and printed as it is known, and its note (a file missing, a folder not readable here) in the run's notes.
-void read_live_steps(const RunConfig& config, CoordinatorState* state) {
-  state->report.live_profile =
-      read_live_profile(config, state->report.serve.profile, [&](const LiveStepLevel& level) {
-        state->journal->append(live_step_record(level));
-        state->table.print_note(live_step_line(level));
-      });
-  for (const LiveStepLevel& level : state->report.live_profile.levels)
-    if (!level.note.empty())
-      add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
-}
-
-// Collective: only the coordinator talks HTTP; the others wait without spinning.
+// Collective: only the coordinator talks HTTP; the others wait without spinning. Each profile window's files
+// are read as it ends, before the next level starts (docs/live-profile.md), each level's live step journaled
+// and printed as it is known, and its note (a file missing, a folder not seen from here) in the run's notes.
 void serve(const RunConfig& config, const CommandLine& cli, const RankContext& context,
            CoordinatorState* state) {
   run_on_coordinator(context, [&] {
     bool serve_started = false;
     PeriodicProgress progress(stdout, cli.progress_interval_s);
+    LiveProfileReader live(config, [&](const LiveStepLevel& level) {
+      state->journal->append(live_step_record(level));
+      state->table.print_note(live_step_line(level));
+    });
     state->report.serve = run_serve_phase(
         config.serve,
         [&](const ServeReport& header, const ServeLevel& level) {
@@ -448,8 +445,21 @@ void serve(const RunConfig& config, const CommandLine& cli, const RankContext& c
           state->journal->append(profile_window_record(window));
           state->table.print_note(profile_window_line(window));
           if (!window.message.empty()) add_note(state->report.run, window.message);
+          live.window_ended(window);
+        },
+        [&](const ServeProfile& profile) {
+          std::vector<std::string> lines = state->profile_lines;
+          if (!profile.engine_conflict.empty()) lines.push_back("profile: " + profile.engine_conflict);
+          for (const std::string& line : lines) {
+            state->table.print_note(line);
+            add_note(state->report.run, line);
+          }
         });
-    if (config.serve.profile.any()) read_live_steps(config, state);
+    if (!state->report.serve.profile.asked) return;
+    state->report.live_profile = live.result();
+    for (const LiveStepLevel& level : state->report.live_profile.levels)
+      if (!level.note.empty())
+        add_note(state->report.run, fmt::format("profile C={}: {}", level.concurrency, level.note));
   });
 }
 
@@ -493,6 +503,7 @@ int run_measure_command(const RunConfig& config, const CommandLine& cli, const R
   const std::string started_at = utc_now_iso8601();
   check_something_is_asked(config);
   validate_for_ranks(config, context.size());
+  if (serve_asked(config)) validate_profile_levels(config);
   const std::unique_ptr<CoordinatorState> state = open_outputs(config, context);
   const Placement placement = place_run(config, context, nccl);
   const SweepPlan sweep = plan_sweep(config, context, placement.transport());

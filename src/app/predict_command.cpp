@@ -9,7 +9,8 @@
 #include "app/run_facts.hpp"
 #include "build_info.hpp"
 #include "common/error.hpp"
-#include "predict/input_files.hpp"
+#include "predict/input_formats.hpp"
+#include "predict/kind_names.hpp"
 #include "predict/predict_document.hpp"
 #include "report/atomic_file.hpp"
 #include "report/plot_script.hpp"
@@ -30,23 +31,6 @@ void print_summary(const PredictResult& r, std::ostream& out) {
   }
 }
 
-// tools/plot-predict on predict.json: the base and each alternative stacked by kind, per level. Never fails
-// the command: a missing script or matplotlib is said.
-void make_plot(const std::string& json_path, const std::string& out_dir, std::ostream& out) {
-  const std::string script = find_tool_script("", "plot-predict", "K25_PLOT_PREDICT_SCRIPT");
-  if (script.empty()) {
-    out << "plots: not made: tools/plot-predict not found (set K25_PLOT_PREDICT_SCRIPT)\n";
-    return;
-  }
-  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
-  if (plot.exit_code == kPlotScriptNoMatplotlib)
-    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
-  else if (plot.exit_code != 0)
-    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
-  else
-    out << plot.output;
-}
-
 }  // namespace
 
 int run_predict_command(const PredictCommandOptions& options, std::ostream& out) {
@@ -56,6 +40,10 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   if (options.labels.size() > options.alt_paths.size())
     throw UsageError(fmt::format("predict: {} --label for {} --with: one label per alternative, in order",
                                  options.labels.size(), options.alt_paths.size()));
+  if (options.kinds.size() > options.alt_paths.size())
+    throw UsageError(
+        fmt::format("predict: {} --kind for {} --with: one kind per alternative, in order ('-' for none)",
+                    options.kinds.size(), options.alt_paths.size()));
   PredictResult result;
   result.tool_version = kVersion;
   result.git_sha = git_sha();
@@ -65,8 +53,17 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   PredictOptions settings;
   settings.allow_extrapolation = options.extrapolate;
   for (std::size_t i = 0; i < options.alt_paths.size(); ++i) {
+    AltReadContext context;
+    context.base_ranks = result.base.ranks;
+    if (i < options.kinds.size() && options.kinds[i] != "-") {
+      context.kind = normalized_kind(options.kinds[i]);
+      if (kind_title(context.kind) == context.kind)
+        throw UsageError(fmt::format(
+            "predict: --kind {}: not a collective (allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, reduce)",
+            options.kinds[i]));
+    }
     const AltDocument alt =
-        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "");
+        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "", context);
     result.alternatives.push_back(predict_with(result.base, alt, settings));
   }
   ensure_writable_directory(options.out_dir);
@@ -78,7 +75,9 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
   print_summary(result, out);
   out << fmt::format("predict: wrote {}/predict.json, predict.md, predict.csv\n", options.out_dir);
-  if (options.plots) make_plot(json_path, options.out_dir, out);
+  // tools/plot-predict: the base and each alternative stacked by kind, per level.
+  if (options.plots)
+    run_tool_plot("plot-predict", "K25_PLOT_PREDICT_SCRIPT", json_path, options.out_dir, out);
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/redaction.hpp"
 
 extern char** environ;
 
@@ -55,7 +56,7 @@ std::map<std::string, std::string> launcher_environment() {
     const std::string name = text.substr(0, equals);
     if (is_reported_variable(name)) found[name] = text.substr(equals + 1);
   }
-  return found;
+  return redact_environment(std::move(found));
 }
 
 std::string mpi_library_version() {

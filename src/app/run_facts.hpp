@@ -1,4 +1,5 @@
-// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables, MPI library, launcher rank.
+// Facts about the run for the report: UTC time stamps, NCCL_*/OMPI_* variables (without secrets), MPI
+// library, launcher rank.
 #pragma once
 
 #include <map>
@@ -10,7 +11,8 @@
 namespace k25 {
 
 std::string utc_now_iso8601();
-std::map<std::string, std::string> launcher_environment();  // NCCL_*, UCX_*, user-set OMPI_MCA_*, SLURM_JOB*
+// NCCL_*, UCX_*, user-set OMPI_MCA_*, SLURM_JOB*, CUDA_VISIBLE_DEVICES: as recorded, secrets redacted.
+std::map<std::string, std::string> launcher_environment();
 std::string mpi_library_version();
 // Collective: the online CPU cores of each host (full on rank 0), for the oversubscription caveat.
 std::map<std::string, int> gather_host_cores(const RankContext& context,

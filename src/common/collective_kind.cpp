@@ -35,4 +35,10 @@ const CollectiveKindInfo& kind_info(CollectiveKind kind) {
   return kinds.front();  // unreachable: every enumerator has an entry (test_collective_kind checks)
 }
 
+std::uint64_t nccl_tests_bytes(CollectiveKind kind, std::uint64_t rank_part_bytes, int ranks) {
+  const bool every_rank_part = kind == CollectiveKind::allgather || kind == CollectiveKind::reducescatter;
+  return every_rank_part ? rank_part_bytes * static_cast<std::uint64_t>(ranks > 0 ? ranks : 1)
+                         : rank_part_bytes;
+}
+
 }  // namespace k25

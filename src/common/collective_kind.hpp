@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 
@@ -37,6 +38,13 @@ struct CollectiveKindInfo {
 };
 
 const CollectiveKindInfo& kind_info(CollectiveKind kind);
+
+// The size nccl-tests gives an op of `kind` (what its *_perf programs print, and what k25comm's plan, reports
+// and predict use), from one rank's part of it among `ranks`: an AllGather's contribution and a
+// ReduceScatter's share of the result count `ranks` times (the gathered output; the input reduced); an
+// AllReduce's vector and the bytes one rank sends in an All-to-Allv are the size itself. c10d's "In msg
+// nelems" and the Inspector's coll_msg_size_bytes give the rank's part.
+std::uint64_t nccl_tests_bytes(CollectiveKind kind, std::uint64_t rank_part_bytes, int ranks);
 
 inline const char* to_string(CollectiveKind kind) {
   return enum_name(kind);

@@ -6,6 +6,7 @@
 #include <array>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +71,15 @@ inline std::string join_names(const std::vector<std::string>& names, std::string
 template <NamedEnum E>
 std::string enum_name_list() {
   return join_names(enum_names<E>());
+}
+
+// The value called `name`; std::invalid_argument naming `what` and the known names otherwise (a report reader
+// turns it into "not a valid k25comm report").
+template <NamedEnum E>
+E enum_from_name_or_throw(std::string_view what, std::string_view name) {
+  if (const auto value = enum_from_name<E>(name)) return *value;
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) +
+                              "' (known: " + enum_name_list<E>() + ")");
 }
 
 }  // namespace k25

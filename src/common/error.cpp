@@ -1,4 +1,5 @@
-// Builds the one-line messages of k25comm's exceptions and fills in rank and host where MPI runs.
+// Builds the one-line messages of k25comm's exceptions (without secrets) and fills in rank and host where MPI
+// runs.
 #include "common/error.hpp"
 
 #include <mpi.h>
@@ -7,6 +8,8 @@
 #include <array>
 
 #include <fmt/format.h>
+
+#include "common/redaction.hpp"
 
 namespace k25 {
 namespace {
@@ -36,11 +39,14 @@ std::string full_message(const std::string& message, const std::string& call, in
 
 }  // namespace
 
+// Every message passes through redact_text: an error that quotes a URL, a command line or a server's answer
+// (an unreachable endpoint, a bad flag) never prints or records a secret in it.
 Error::Error(ExitCode code, const std::string& message, std::string failed_call, const char* file, int line)
-    : std::runtime_error(full_message(message, failed_call, world_rank_or_minus_one(), host_name())),
+    : std::runtime_error(full_message(redact_text(message), redact_text(failed_call),
+                                      world_rank_or_minus_one(), host_name())),
       code_(code),
-      message_(message),
-      failed_call_(std::move(failed_call)),
+      message_(redact_text(message)),
+      failed_call_(redact_text(failed_call)),
       file_(file != nullptr ? file : ""),
       line_(line),
       rank_(world_rank_or_minus_one()),

@@ -17,7 +17,8 @@ enum class ExitCode : int {
 };
 
 // Base of every error k25comm throws. `what()` is the one-line message with the failed call and the rank;
-// the source location (`location()`) is left out of it: users see it with --verbose only.
+// the source location (`location()`) is left out of it: users see it with --verbose only. The message and the
+// failed call are kept without secrets (common/redaction.hpp: a URL's user-info, an --api-key value).
 class Error : public std::runtime_error {
  public:
   Error(ExitCode code, const std::string& message, std::string failed_call = {}, const char* file = nullptr,

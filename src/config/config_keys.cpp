@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <string_view>
 #include <type_traits>
 
 #include <fmt/format.h>
 
 #include "common/column_table.hpp"
+#include "common/redaction.hpp"
 
 namespace k25 {
 
@@ -243,6 +246,30 @@ ServeProfileLevels read_profile_levels(const ConfigReader& in, const YAML::Node&
   }
 }
 
+// serve.api_key: the key itself, or env:NAME (the key is that environment variable's value, read here on
+// every rank; the serve phase, on rank 0 alone, refuses to start when it is not set there).
+void read_api_key(const ConfigReader& in, const YAML::Node& value, const std::string& key, ServeSpec& serve) {
+  const std::string given = in.text(value, key);
+  serve.api_key = given;
+  serve.api_key_env.clear();
+  constexpr std::string_view kReference = "env:";
+  if (!given.starts_with(kReference)) return;
+  const std::string name = given.substr(kReference.size());
+  const bool valid = !name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) == 0 &&
+                     std::all_of(name.begin(), name.end(), [](char ch) {
+                       return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+                     });
+  if (!valid)
+    in.fail(
+        value, key,
+        fmt::format(
+            "'{}': env: is followed by the name of an environment variable (letters, digits and _, not starting with a digit), e.g. env:OPENAI_API_KEY",
+            given));
+  serve.api_key_env = name;
+  const char* found = std::getenv(name.c_str());
+  serve.api_key = found != nullptr ? found : "";
+}
+
 json profile_levels_json(const ServeProfileLevels& profile) {
   if (profile.all) return "all";
   if (profile.levels.empty()) return "none";
@@ -455,8 +482,8 @@ std::vector<ConfigKey> make_table() {
           one_of({ServeApi::completions, ServeApi::chat}), [](auto& c) -> auto& { return c.serve.api; }),
     field({"serve", "model", "model field of the requests (empty: the first of GET /v1/models)", "--model"},
           text("string"), [](auto& c) -> auto& { return c.serve.model; }),
-    field({"serve", "api_key", "sent as a bearer token; never written to a report", "--api-key"},
-          text("string"), [](auto& c) -> auto& { return c.serve.api_key; }, false),
+    custom({"serve", "api_key", "sent as a bearer token; env:NAME reads it from that environment variable where rank 0 runs; never written or printed (docs/serve.md#secrets)", "--api-key"},
+           text("string"), [](auto& in, auto& v, auto& k, auto& c) { read_api_key(in, v, k, c.serve); }, nullptr),
     field({"serve", "concurrency", "concurrency levels", "--concurrency"},
           integers(1, 4096), [](auto& c) -> auto& { return c.serve.concurrency; }),
     field({"serve", "requests", "counted requests per level (0: max(8, 4 x concurrency))", "--requests"},
@@ -491,6 +518,10 @@ std::vector<ConfigKey> make_table() {
           integer(1, 100000), [](auto& c) -> auto& { return c.serve.profile_steps; }),
     field({"serve", "profile_wait_s", "seconds to wait after a profiler stop for complete trace files", "--profile-wait"},
           number(0, 86400), [](auto& c) -> auto& { return c.serve.profile_wait_s; }),
+    field({"serve", "profile_settle_s", "seconds after the last trace file stopped changing that end the wait where fewer ranks' files came than their world size", "--profile-settle"},
+          number(0, 3600), [](auto& c) -> auto& { return c.serve.profile_settle_s; }),
+    field({"serve", "profile_kernel_classes", "a kernel-class table (YAML) the live profile tries before the shipped data/kernel-classes.yaml, as k25comm capture --kernel-classes", "--kernel-classes"},
+          text("path"), [](auto& c) -> auto& { return c.serve.profile_kernel_classes; }),
 
     // output
     field({"output", "dir", "output directory", "--out"},
@@ -559,7 +590,7 @@ nlohmann::json config_to_json(const RunConfig& config) {
   for (const std::string& section : config_sections()) out[section] = json::object();
   for (const ConfigKey& key : config_keys())
     if (key.write) out[key.section][key.name] = key.write(config);
-  return out;
+  return redact_json(std::move(out));  // an endpoint's user-info, a secret in any key's text
 }
 
 namespace {

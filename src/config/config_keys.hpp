@@ -86,7 +86,8 @@ YAML::Node flag_value_node(const ConfigKey& key, const std::string& text);
 void apply_flag(const ConfigKey& key, const std::string& text, RunConfig& config);
 
 // The effective config as report.json records it: every written key, under the names YAML uses, so that it
-// loads back (JSON is YAML) to the same run.
+// loads back (JSON is YAML) to the same run, without its secrets (common/redaction.hpp: serve.api_key is
+// never written, an endpoint's user-info is "<redacted>").
 nlohmann::json config_to_json(const RunConfig& config);
 
 // The README's key list: a Markdown table of every key, its flag, its type and meaning.

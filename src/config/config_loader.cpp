@@ -2,6 +2,7 @@
 // kept for messages.
 #include "config/config_loader.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -118,6 +119,19 @@ void validate_for_ranks(const RunConfig& config, int ranks) {
     throw ConfigError(config.config_path, line_for(config, "model.routed_experts"), "model.routed_experts",
                       fmt::format("{} routed experts cannot be spread evenly over {} ranks",
                                   config.model.routed_experts, ranks));
+}
+
+void validate_profile_levels(const RunConfig& config) {
+  const ServeSpec& serve = config.serve;
+  for (const int level : serve.profile.levels) {
+    if (std::find(serve.concurrency.begin(), serve.concurrency.end(), level) != serve.concurrency.end())
+      continue;
+    std::vector<std::string> run;
+    for (const int c : serve.concurrency) run.push_back(std::to_string(c));
+    throw UsageError(fmt::format(
+        "serve.profile (--profile) names concurrency {}, which this run does not run (serve.concurrency / --concurrency: {}): profile levels that run, or add {} to --concurrency",
+        level, join_names(run), level));
+  }
 }
 
 }  // namespace k25

@@ -17,4 +17,8 @@ RunConfig parse_config(const std::string& yaml_text, const std::string& path);
 // Checks what depends on the number of ranks (experts divisible by ranks when All-to-All runs).
 void validate_for_ranks(const RunConfig& config, int ranks);
 
+// serve.profile names only levels serve.concurrency runs: throws UsageError naming the first that it does
+// not.
+void validate_profile_levels(const RunConfig& config);
+
 }  // namespace k25

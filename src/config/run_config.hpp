@@ -129,13 +129,26 @@ inline std::vector<int> vllm_graph_capture_sizes() {
 // The decode timing mode's compute gaps: before each collective a rank busies its stream (nccl: a GPU kernel;
 // mpi: a host busy wait) for gap_us, plus layer_gap_us spread evenly over the ops of the op's layer in the
 // burst, plus a skew drawn per (seed, rank, phase, tokens, op) uniformly from [0, skew_us).
+// A live step's shape at one (kind, batch), from a multi-rank capture (--gaps-from capture.json): the compute
+// before each op and each rank's start behind the earliest rank's, which the decode mode replays.
+struct CapturedShape {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  int batch = 0;
+  double gap_us = 0;                   // before every op, the same on every rank
+  std::vector<Stats> rank_arrival_us;  // per captured rank; a replay's rank r takes entry r mod their count
+  bool operator==(const CapturedShape&) const = default;
+};
+
 struct DecodeGapSpec {
   double gap_us = 0;        // before every op
   double layer_gap_us = 0;  // per decoder layer, split over that layer's ops of the burst
   double skew_us = 0;       // largest extra gap of a rank, to model unequal arrival
   std::uint64_t seed = 1;
-  std::string
-      gaps_from;  // --gaps-from: how layer_gap_us was derived from a serve report, in words; empty: config
+  // --gaps-from capture.json: where set, each phase takes the shape of its kind at the nearest batch instead
+  // of the gaps and skew above.
+  std::vector<CapturedShape> captured;
+  std::string gaps_from;  // --gaps-from: how the gaps were derived (a serve report, a capture), in words;
+                          // empty: config
   bool operator==(const DecodeGapSpec&) const = default;
 };
 
@@ -190,8 +203,9 @@ struct ServeProfileLevels {
 struct ServeSpec {
   std::string endpoint;  // base URL, e.g. http://127.0.0.1:8000; empty: serve phase skipped
   ServeApi api = ServeApi::completions;
-  std::string model;    // "model" field of the request
-  std::string api_key;  // optional bearer token
+  std::string model;        // "model" field of the request
+  std::string api_key;      // optional bearer token (never written or printed: common/redaction.hpp)
+  std::string api_key_env;  // serve.api_key: env:NAME: NAME, whose value api_key holds ("" where not set)
   std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64, 128, 256};
   int requests = 0;         // per level; 0: 4 x concurrency, at least 8
   int warmup_requests = 2;  // per level, not counted
@@ -209,6 +223,9 @@ struct ServeSpec {
   std::string profile_dir;                      // where the server writes its traces (as this host sees it)
   int profile_steps = 20;                       // SGLang's num_steps: engine steps it records at most
   double profile_wait_s = 120;                  // after the stop, how long to wait for complete trace files
+  double profile_settle_s = 5;  // fewer ranks' files than their world size: the wait ends this long after
+                                // the last one stopped changing
+  std::string profile_kernel_classes;  // a kernel-class table tried before the shipped one (capture's rules)
 };
 
 struct OutputSpec {

@@ -80,10 +80,9 @@ Phase phase_of(CollectiveKind kind) {
 }
 
 // Rounds `bytes` up to whole elements on every rank (AllGather and ReduceScatter split the size over the
-// ranks).
+// ranks): to a multiple of the size whose rank part is one element.
 std::uint64_t whole_parts(std::uint64_t bytes, CollectiveKind kind, Dtype dtype, int ranks) {
-  const std::uint64_t unit =
-      dtype_bytes(dtype) * (kind == CollectiveKind::allreduce ? 1u : static_cast<std::uint64_t>(ranks));
+  const std::uint64_t unit = nccl_tests_bytes(kind, dtype_bytes(dtype), ranks);
   return (bytes + unit - 1) / unit * unit;
 }
 

@@ -34,8 +34,20 @@ bool skipped_line(const std::string& line) {
 }
 
 struct CsvColumns {
-  int kind = -1, bytes = -1, op_us = -1, p90 = -1, dtype = -1;
+  int kind = -1, bytes = -1, op_us = -1, p90 = -1, dtype = -1, overlap = -1;
 };
+
+// The overlap a row declares: "additive" (or a ring or tree algorithm) or "overlapping" (a one-shot push);
+// empty cell: not said.
+AltOverlap overlap_cell(const std::string& cell, const std::string& where) {
+  std::string name = normalized_kind(cell);  // lower case, letters and digits only
+  if (name.empty()) return AltOverlap::unknown;
+  if (name == "additive" || name == "ring" || name == "tree") return AltOverlap::additive;
+  if (name == "overlapping" || name == "oneshot") return AltOverlap::overlapping;
+  throw UsageError(fmt::format(
+      "{}: overlap '{}' is none of additive (a ring or tree: it cannot start before the last rank arrives) and overlapping (a one-shot push: it starts at each arrival)",
+      where, cell));
+}
 
 CsvColumns find_columns(const std::vector<std::string>& header) {
   CsvColumns c;
@@ -48,6 +60,7 @@ CsvColumns find_columns(const std::vector<std::string>& header) {
     if (name == "op_us") c.op_us = at;
     if (name == "p90" || name == "op_us_p90") c.p90 = at;
     if (name == "dtype") c.dtype = at;
+    if (name == "overlap") c.overlap = at;
   }
   return c;
 }
@@ -71,9 +84,18 @@ void read_row(const std::vector<std::string>& cells, const CsvColumns& c, const 
     point.op_p90_us = positive_cell(cells, c.p90, "p90", where);
     if (*point.op_p90_us < point.op_us) throw UsageError(where + ": p90 is below op_us");
   }
-  const std::string dtype =
-      c.dtype >= 0 && c.dtype < static_cast<int>(cells.size()) ? normalized_dtype(cells[c.dtype]) : "";
-  add_point(alt, kind, dtype, point);
+  const auto cell_at = [&](int column) {
+    return column >= 0 && column < static_cast<int>(cells.size()) ? cells[column] : "";
+  };
+  AltCurve key;
+  key.kind = kind;
+  key.dtype = normalized_dtype(cell_at(c.dtype));
+  key.overlap = overlap_cell(cell_at(c.overlap), where);
+  for (const AltCurve& curve : alt.curves)
+    if (curve.kind == key.kind && curve.dtype == key.dtype && curve.overlap != key.overlap)
+      throw UsageError(fmt::format("{}: {} is declared {} here and {} above: one overlap per kind", where,
+                                   kind_title(kind), to_string(key.overlap), to_string(curve.overlap)));
+  add_point(alt.curves, key, point);
 }
 
 }  // namespace
@@ -91,7 +113,6 @@ bool looks_like_alt_csv(const std::string& text) {
 AltDocument alt_from_csv(const std::string& text, const std::string& path) {
   AltDocument alt;
   alt.path = path;
-  alt.format = "CSV";
   alt.timing = "the CSV's op_us per op";
   std::istringstream in(text);
   std::optional<CsvColumns> columns;
@@ -105,7 +126,8 @@ AltDocument alt_from_csv(const std::string& text, const std::string& path) {
                                         std::pair{columns->op_us, "op_us"}})
         if (index < 0)
           throw UsageError(fmt::format(
-              "{}: CSV without a '{}' column (columns: kind, bytes, op_us[, p90][, dtype])", path, name));
+              "{}: CSV without a '{}' column (columns: kind, bytes, op_us[, p90][, dtype][, overlap])", path,
+              name));
       continue;
     }
     read_row(csv_cells(line), *columns, fmt::format("{}:{}", path, number), alt);

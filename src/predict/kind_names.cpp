@@ -7,7 +7,21 @@
 #include <cstdlib>
 #include <utility>
 
+#include "common/collective_kind.hpp"
+
 namespace k25 {
+namespace {
+
+constexpr std::array<std::pair<const char*, const char*>, 8> kKindTitles{{{"allreduce", "AllReduce"},
+                                                                          {"alltoallv", "AllToAllv"},
+                                                                          {"alltoall", "AllToAll"},
+                                                                          {"allgather", "AllGather"},
+                                                                          {"reducescatter", "ReduceScatter"},
+                                                                          {"broadcast", "Broadcast"},
+                                                                          {"sendrecv", "SendRecv"},
+                                                                          {"reduce", "Reduce"}}};
+
+}  // namespace
 
 std::string normalized_kind(const std::string& name) {
   std::string text = name;
@@ -22,18 +36,34 @@ std::string normalized_kind(const std::string& name) {
 }
 
 std::string kind_title(const std::string& kind) {
-  static constexpr std::array<std::pair<const char*, const char*>, 8> titles{
-      {{"allreduce", "AllReduce"},
-       {"alltoall", "AllToAll"},
-       {"alltoallv", "AllToAllv"},
-       {"allgather", "AllGather"},
-       {"reducescatter", "ReduceScatter"},
-       {"broadcast", "Broadcast"},
-       {"reduce", "Reduce"},
-       {"sendrecv", "SendRecv"}}};
-  for (const auto& [name, title] : titles)
+  for (const auto& [name, title] : kKindTitles)
     if (kind == name) return title;
   return kind;
+}
+
+std::string kind_in_name(const std::string& text) {
+  const std::string letters = normalized_kind(text);
+  std::string found;
+  std::size_t found_at = std::string::npos;
+  // Longest names first ("alltoallv" before "alltoall", "allreduce" before "reduce"); a name inside one
+  // already found is the same mention.
+  for (const auto& [name, title] : kKindTitles) {
+    const std::size_t at = letters.find(name);
+    if (at == std::string::npos) continue;
+    const bool inside = found_at != std::string::npos && at >= found_at && at < found_at + found.size();
+    if (inside) continue;
+    if (!found.empty()) return {};  // two kinds named
+    found = name;
+    found_at = at;
+  }
+  return found;
+}
+
+double nccl_tests_size(const std::string& kind, double rank_part_bytes, int ranks) {
+  const std::optional<CollectiveKind> known = enum_from_name<CollectiveKind>(kind);
+  if (!known || rank_part_bytes <= 0) return rank_part_bytes;
+  return static_cast<double>(
+      nccl_tests_bytes(*known, static_cast<std::uint64_t>(rank_part_bytes + 0.5), ranks));
 }
 
 std::string normalized_dtype(const std::string& name) {

@@ -14,6 +14,14 @@ std::string normalized_kind(const std::string& name);
 // Title of a normalized kind for the output ("AllReduce"); the name itself for a kind it does not know.
 std::string kind_title(const std::string& kind);
 
+// The normalized kind whose name (or nccl-tests program's) `text` holds, as in a file name
+// ("all_reduce_8gpu.txt", "nccl-allgather.log"); empty where it holds none or several.
+std::string kind_in_name(const std::string& text);
+
+// nccl-tests' size of an op of the normalized `kind` from one rank's part among `ranks`
+// (common/collective_kind's rule; kinds it does not describe are their part).
+double nccl_tests_size(const std::string& kind, double rank_part_bytes, int ranks);
+
 // "bf16", "fp16", "fp32", "fp64", "fp8", "int32", ...: nccl-tests' type names ("bfloat16", "half", "float",
 // "double") and k25comm's; a name it does not know, lower case, letters and digits only.
 std::string normalized_dtype(const std::string& name);

@@ -1,4 +1,8 @@
-// nccl-tests' printed result table read as an alternative's per-op curve.
+// nccl-tests' printed output, as people paste it, read into runs: each table's result lines and what its run
+// says of itself (src/util.cu and src/common.cu of NVIDIA/nccl-tests give the lines; older versions differ
+// in the header, the rank lines and the first lines of a run).
+#include <cmath>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -6,60 +10,150 @@
 
 #include "common/error.hpp"
 #include "predict/kind_names.hpp"
-#include "predict/nccl_tests_reader.hpp"
+#include "predict/nccl_tests_runs.hpp"
 
 namespace k25 {
 namespace {
 
 const std::string kStartMark = "# Collective test starting:";
 
-std::vector<std::string> words_of(const std::string& line) {
+std::vector<std::string> line_words(const std::string& line) {
   std::istringstream in(line);
   std::vector<std::string> words;
   for (std::string word; in >> word;) words.push_back(word);
   return words;
 }
 
-// The header line's column names ("#  size count type redop root time algbw busbw #wrong time ..."), '#'
-// dropped; empty when `line` is not that header.
+// `line` without mpirun's "[1,0]<stdout>:" (--tag-output) prefix and the spaces of an indented paste.
+std::string pasted_line(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > 1 && line[0] == '[') {
+    const std::size_t close = line.find("]<std");
+    if (close != std::string::npos && close < 24) {
+      const std::size_t colon = line.find(">:", close);
+      if (colon != std::string::npos) line.erase(0, colon + 2);
+    }
+  }
+  const std::size_t first = line.find_first_not_of(" \t");
+  return first == std::string::npos ? std::string() : line.substr(first);
+}
+
+// The words after a comment's '#'; the line's words where it has none.
+std::vector<std::string> comment_words(const std::string& line) {
+  return line_words(!line.empty() && line[0] == '#' ? line.substr(1) : line);
+}
+
+// The header's column names ("size count type redop root time algbw busbw #wrong time ..."); empty when
+// `line` is not that header. Some pastes drop its '#'.
 std::vector<std::string> table_columns(const std::string& line) {
-  if (line.empty() || line[0] != '#') return {};
-  std::vector<std::string> columns = words_of(line.substr(1));
+  std::vector<std::string> columns = comment_words(line);
   if (columns.size() < 5 || columns[0] != "size" || columns[1] != "count") return {};
   return columns;
 }
 
-struct TextTable {
-  std::string kind, dtype;
-  int ranks = 0;
-  std::vector<std::string> columns;
-};
-
-// The result line's op time at `column` (the first "time"/"cputime" column, else the next one).
-std::optional<double> line_time(const std::vector<std::string>& words,
-                                const std::vector<std::string>& columns) {
-  for (std::size_t i = 0; i < columns.size() && i < words.size(); ++i)
-    if (columns[i] == "time" || columns[i] == "cputime")
-      if (std::optional<double> value = parse_number(words[i])) return value;
-  return std::nullopt;
+// The index of the `nth` (0: first) column called `name`; -1 where there is none.
+int column_index(const std::vector<std::string>& columns, const std::string& name, int nth = 0) {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name && nth-- == 0) return static_cast<int>(i);
+  return -1;
 }
 
-void read_result_line(const std::string& line, int number, TextTable& table, AltDocument& alt) {
-  const std::vector<std::string> words = words_of(line);
-  if (words.size() < 3 || !parse_number(words[0])) return;  // not a result line
-  const std::string where = fmt::format("{}:{}", alt.path, number);
-  if (table.columns.empty())
-    throw UsageError(where + ": an nccl-tests result line before the table's header (size count type ...)");
-  if (table.kind.empty())
-    throw UsageError(alt.path + ": nccl-tests output without its '" + kStartMark +
-                     " NAME' line: the collective it measured is not known");
+constexpr double kMaxRankNumber = 1e6;
+
+struct TextRun {
+  NcclTestsRun run;
+  std::vector<std::string> columns;
+  std::set<int> rank_numbers;
+  std::set<std::string> hostnames;
+};
+
+// "#  Rank  0 Group  0 Pid  1234 on host device  0 [0x1b] NVIDIA H100" (2.10+), "#   Rank  0 Pid ... on host
+// device 0 [0x1b] ..." (older): the rank number and host, any spacing.
+bool read_rank_line(const std::string& line, TextRun& run) {
+  const std::vector<std::string> words = comment_words(line);
+  if (words.size() < 2 || words[0] != "Rank") return false;
+  const std::optional<double> rank = parse_number(words[1]);
+  // A rank number is a small whole number; anything else is not a rank line (and never a cast out of range).
+  if (!rank || *rank < 0 || *rank > kMaxRankNumber || *rank != std::floor(*rank)) return false;
+  run.rank_numbers.insert(static_cast<int>(*rank));
+  for (std::size_t i = 2; i + 1 < words.size(); ++i)
+    if (words[i] == "on") {
+      run.hostnames.insert(words[i + 1]);
+      break;
+    }
+  return true;
+}
+
+// "# nThread 1 nGpus 8 minBytes ... validation: 1 graph: 0 ...": the graph launches of -G, where said.
+void read_settings_line(const std::string& line, TextRun& run) {
+  const std::vector<std::string> words = comment_words(line);
+  for (std::size_t i = 0; i + 1 < words.size(); ++i)
+    if (words[i] == "graph:")
+      if (const std::optional<double> launches = parse_number(words[i + 1])) run.run.graph = *launches > 0;
+}
+
+// One result line of the current table; a size left out (its #wrong not 0, the line cut short) is said in
+// `notes`.
+void read_result_line(const std::vector<std::string>& words, const std::string& where, TextRun& run,
+                      std::vector<std::string>& notes) {
+  const std::vector<std::string>& columns = run.columns;
+  const int type = column_index(columns, "type"), redop = column_index(columns, "redop");
+  const int time = column_index(columns, "time"), in_place_time = column_index(columns, "time", 1);
+  const int wrong = column_index(columns, "#wrong"), in_place_wrong = column_index(columns, "#wrong", 1);
   const double bytes = *parse_number(words[0]);
-  const std::optional<double> time = line_time(words, table.columns);
-  if (!time) throw UsageError(where + ": an nccl-tests result line without a time");
-  if (*time < 0 || bytes < 0) throw UsageError(where + ": a negative size or time");
-  if (bytes == 0 || *time == 0) return;  // nothing moved: no point of a log-log curve
-  table.dtype = words.size() > 2 ? normalized_dtype(words[2]) : "";
-  add_point(alt, table.kind, table.dtype, AltPoint{bytes, *time, std::nullopt});
+  std::size_t needed = columns.size();
+  if (!columns.empty() && columns.back() == "timestamp") --needed;  // its value is two words, or none
+  if (words.size() < needed) {
+    notes.push_back(fmt::format("{}: a result line cut short ({} of {} columns): {:.0f} B left out", where,
+                                words.size(), needed, bytes));
+    return;
+  }
+  const auto number_at = [&](int column) {
+    return column >= 0 ? parse_number(words[static_cast<std::size_t>(column)]) : std::nullopt;
+  };
+  std::optional<double> op_us = number_at(time);
+  int wrong_column = wrong;
+  if (!op_us) {
+    op_us = number_at(in_place_time);
+    wrong_column = in_place_wrong;
+  } else if (*op_us > 0 && bytes > 0) {
+    op_us = guarded_op_us(*op_us, number_at(in_place_time), where, bytes, notes);
+  }
+  if (!op_us) throw UsageError(where + ": an nccl-tests result line without a time");
+  if (*op_us < 0 || bytes < 0) throw UsageError(where + ": a negative size or time");
+  if (const std::optional<double> wrong_count = number_at(wrong_column); wrong_count && *wrong_count != 0) {
+    notes.push_back(fmt::format("{}: {:.0f} B measured {:g} wrong elements (#wrong): that size left out",
+                                where, bytes, *wrong_count));
+    return;
+  }
+  if (bytes == 0 || *op_us == 0) return;  // nothing moved: no point of a log-log curve
+  run.run.rows.push_back({bytes, *op_us,
+                          type >= 0 ? normalized_dtype(words[static_cast<std::size_t>(type)]) : "",
+                          redop >= 0 ? words[static_cast<std::size_t>(redop)] : ""});
+}
+
+// The kind of the one *_perf program the output names ("./build/all_reduce_perf -b 8 ..."); empty where it
+// names none or several.
+std::string named_program_kind(const std::string& text) {
+  std::set<std::string> kinds;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    for (std::string word : line_words(line)) {
+      if (const std::size_t slash = word.rfind('/'); slash != std::string::npos) word.erase(0, slash + 1);
+      if (word.size() > 5 && word.compare(word.size() - 5, 5, "_perf") == 0)
+        kinds.insert(normalized_kind(word));
+    }
+  return kinds.size() == 1 ? *kinds.begin() : "";
+}
+
+// Closes the current run into `runs` where it holds a table, and starts a new one.
+void close_run(TextRun& current, std::vector<NcclTestsRun>& runs) {
+  if (!current.columns.empty()) {
+    current.run.ranks = static_cast<int>(current.rank_numbers.size());
+    current.run.hosts = static_cast<int>(current.hostnames.size());
+    runs.push_back(current.run);
+  }
+  current = TextRun{};
 }
 
 }  // namespace
@@ -69,34 +163,54 @@ bool looks_like_nccl_tests_text(const std::string& text) {
   if (text.find(kStartMark) != std::string::npos) return true;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    if (!table_columns(line).empty()) return true;
+    if (!table_columns(pasted_line(line)).empty()) return true;
   return false;
 }
 
-AltDocument alt_from_nccl_tests_text(const std::string& text, const std::string& path) {
-  AltDocument alt;
-  alt.path = path;
-  alt.format = "nccl-tests text";
-  alt.timing = "nccl-tests' out-of-place time per op (wall time of its iterations / iterations)";
-  TextTable table;
+AltDocument alt_from_nccl_tests_text(const std::string& text, const std::string& path,
+                                     const AltReadContext& context) {
+  std::vector<NcclTestsRun> runs;
+  std::vector<std::string> notes;
+  TextRun current;
   std::istringstream in(text);
   int number = 0;
-  for (std::string line; std::getline(in, line);) {
+  for (std::string raw; std::getline(in, raw);) {
     ++number;
+    const std::string line = pasted_line(raw);
+    if (line.empty()) continue;
+    const bool run_start = line.rfind("# nccl-tests version", 0) == 0 || line.rfind(kStartMark, 0) == 0 ||
+                           line.rfind("# nThread", 0) == 0;
+    if (run_start && !current.columns.empty()) close_run(current, runs);
     if (line.rfind(kStartMark, 0) == 0) {
-      const std::vector<std::string> name = words_of(line.substr(kStartMark.size()));
-      if (!name.empty()) table.kind = normalized_kind(name[0]);
-    } else if (line.rfind("#  Rank", 0) == 0) {
-      ++table.ranks;
+      const std::vector<std::string> name = line_words(line.substr(kStartMark.size()));
+      if (!name.empty()) current.run.kind = normalized_kind(name[0]);
+    } else if (line.rfind("# nThread", 0) == 0) {
+      read_settings_line(line, current);
     } else if (std::vector<std::string> columns = table_columns(line); !columns.empty()) {
-      table.columns = std::move(columns);
-    } else if (!line.empty() && line[0] != '#') {
-      read_result_line(line, number, table, alt);
+      if (column_index(columns, "cputime") >= 0)
+        throw UsageError(fmt::format(
+            "{}:{}: nccl-tests run with -C (cputime): the host's time to launch an op, not the op's time: run it without -C",
+            path, number));
+      if (!current.columns.empty()) close_run(current, runs);  // a second table without run lines
+      current.columns = std::move(columns);
+      current.run.line = number;
+    } else if (read_rank_line(line, current)) {
+      if (!current.columns.empty()) {  // a rank line after a table: the next run's
+        TextRun next;
+        next.run.kind = current.run.kind;
+        close_run(current, runs);
+        current = std::move(next);
+        read_rank_line(line, current);
+      }
+    } else if (line[0] != '#' && !current.columns.empty()) {
+      const std::vector<std::string> words = line_words(line);
+      if (words.size() >= 3 && parse_number(words[0]))
+        read_result_line(words, fmt::format("{}:{}", path, number), current, notes);
     }
   }
-  if (alt.curves.empty()) throw UsageError(path + ": nccl-tests output without a result line");
-  alt.ranks = table.ranks;
-  alt.notes.push_back("nccl-tests gives one time per size (a mean over its iterations): p90 is taken as p50");
+  close_run(current, runs);
+  AltDocument alt = alt_from_nccl_tests_runs(runs, path, context, named_program_kind(text), std::move(notes));
+  alt.timing = "nccl-tests' out-of-place time per op (wall time of its iterations / iterations)";
   return alt;
 }
 

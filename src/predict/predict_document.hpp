@@ -12,7 +12,7 @@
 
 namespace k25 {
 
-inline constexpr int kPredictSchemaVersion = 1;
+inline constexpr int kPredictSchemaVersion = 2;
 
 struct PredictResult {
   std::string tool_version, git_sha, created_at, command_line;

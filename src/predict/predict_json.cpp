@@ -1,7 +1,8 @@
-// predict.json (schema_version 1) and predict.csv.
+// predict.json (schema_version 2) and predict.csv.
 #include <fmt/format.h>
 
 #include "common/csv_table.hpp"
+#include "common/optional_json.hpp"
 #include "predict/predict_document.hpp"
 
 namespace k25 {
@@ -9,75 +10,96 @@ namespace {
 
 using nlohmann::json;
 
-json optional_number(const std::optional<double>& value) {
-  return value ? json(*value) : json(nullptr);
-}
-
 json kind_json(const KindEstimate& k) {
   return {{"kind", k.kind},
+          {"name", k.name},
+          {"method", to_string(k.method)},
           {"bytes", k.bytes},
           {"ops_per_step", k.ops_per_step},
           {"base_comm_us", k.base_comm_us},
           {"base_exposed_us", k.base_exposed_us},
           {"hidden_us", k.hidden_us},
-          {"wait_us", optional_number(k.wait_us)},
-          {"alt_op_us", optional_number(k.alt_op_us)},
-          {"alt_op_p90_us", optional_number(k.alt_op_p90_us)},
-          {"source", k.source},
+          {"wait_us", optional_json(k.wait_us)},
+          {"alt_op_us", optional_json(k.alt_op_us)},
+          {"alt_op_p90_us", optional_json(k.alt_op_p90_us)},
+          {"source", to_string(k.source)},
           {"new_comm_us", k.new_comm_us},
           {"new_exposed_us", k.new_exposed_us},
           {"new_exposed_p90_us", k.new_exposed_p90_us}};
 }
 
-json estimate_json(const std::optional<StepEstimate>& s) {
-  if (!s) return nullptr;
+json estimate_json(const LevelPrediction& l, const StepEstimate* s) {
+  if (s == nullptr) return nullptr;
   json kinds = json::array();
   for (const KindEstimate& k : s->kinds) kinds.push_back(kind_json(k));
-  return {{"method", to_string(s->method)},      {"step_us", s->step_us},
-          {"step_p90_us", s->step_p90_us},       {"exposed_us", s->exposed_us},
-          {"exposed_p90_us", s->exposed_p90_us}, {"kinds", kinds}};
+  return {{"method", to_string(s->method)},
+          {"step_us", s->step_us},
+          {"step_p90_us", s->step_p90_us},
+          {"exposed_us", s->exposed_us},
+          {"exposed_p90_us", s->exposed_p90_us},
+          {"output_tokens_per_s", optional_json(output_tokens_per_s(l, *s))},
+          {"kinds", kinds}};
+}
+
+// The predicted figure: its method (or "range"), its ends and why.
+json predicted_json(const LevelPrediction& l) {
+  if (!l.refused.empty()) return nullptr;
+  const StepEstimate &low = l.low_estimate(), &high = l.high_estimate();
+  return {{"method", l.is_range() ? "range" : to_string(l.low)},
+          {"low", to_string(l.low)},
+          {"high", to_string(l.high)},
+          {"why", l.why},
+          {"step_us", {low.step_us, high.step_us}},
+          {"step_p90_us", {low.step_p90_us, high.step_p90_us}},
+          {"exposed_us", {low.exposed_us, high.exposed_us}}};
 }
 
 json level_json(const LevelPrediction& l) {
-  const bool predicted = l.refused.empty();
+  json estimates = json::object();
+  for (const auto& [method, name] : EnumNames<PredictMethod>::values)
+    estimates[std::string(name)] = estimate_json(l, l.estimate(method));
   return {{"batch", l.batch},
           {"unit", l.step_is_tpot ? "tpot" : "step"},
           {"base_step_us", l.base_step_us},
           {"base_step_p90_us", l.base_step_p90_us},
           {"base_exposed_us", l.base_exposed_us},
-          {"refused", predicted ? json(nullptr) : json(l.refused)},
-          {"method", predicted ? json(to_string(l.predicted().method)) : json(nullptr)},
+          {"refused", l.refused.empty() ? json(nullptr) : json(l.refused)},
           {"tag", prediction_tag(l)},
-          {"predicted", predicted ? estimate_json(l.predicted()) : json(nullptr)},
-          {"join_aware", estimate_json(l.join_aware)},
-          {"back_to_back", estimate_json(l.back_to_back)},
-          {"back_to_back_reason", l.back_to_back_reason},
-          {"output_tokens_per_s", optional_number(predicted_output_tokens_per_s(l))},
+          {"predicted", predicted_json(l)},
+          {"estimates", estimates},
           {"moved_most", l.moved_most},
           {"notes", l.notes}};
+}
+
+json base_kind_json(const BaseKind& k) {
+  return {{"kind", k.kind},
+          {"name", k.name},
+          {"dtype", k.dtype},
+          {"launch", k.launch},
+          {"bytes", k.bytes},
+          {"ops_per_step", k.ops_per_step},
+          {"comm_us", k.comm_us},
+          {"hidden_us", k.hidden_us},
+          {"join", k.join ? json{{"wait_us", k.join->wait_us},
+                                 {"transfer_us", k.join->transfer_us},
+                                 {"source", k.join->source}}
+                          : json(nullptr)}};
 }
 
 json base_json(const BaseDocument& b) {
   json levels = json::array();
   for (const BaseLevel& l : b.levels) {
     json kinds = json::array();
-    for (const BaseKind& k : l.kinds)
-      kinds.push_back({{"kind", k.kind},
-                       {"dtype", k.dtype},
-                       {"bytes", k.bytes},
-                       {"ops_per_step", k.ops_per_step},
-                       {"comm_us", k.comm_us},
-                       {"hidden_us", k.hidden_us},
-                       {"wait_us", optional_number(k.wait_us)},
-                       {"wait_source", k.wait_source}});
+    for (const BaseKind& k : l.kinds) kinds.push_back(base_kind_json(k));
     levels.push_back({{"batch", l.batch},
                       {"unit", l.step_is_tpot ? "tpot" : "step"},
                       {"step_us", l.step_us},
                       {"step_p90_us", l.step_p90_us},
-                      {"kinds", kinds}});
+                      {"kinds", kinds},
+                      {"notes", l.notes}});
   }
-  return {{"path", b.path},   {"format", b.format}, {"step", b.step_what},
-          {"ranks", b.ranks}, {"notes", b.notes},   {"levels", levels}};
+  return {{"path", b.path},   {"format", b.format}, {"step", b.step_what}, {"ranks", b.ranks},
+          {"shape", b.shape}, {"notes", b.notes},   {"levels", levels}};
 }
 
 }  // namespace
@@ -110,24 +132,35 @@ std::string predict_csv(const PredictResult& r) {
   std::vector<json> rows;
   for (const AltPrediction& a : r.alternatives)
     for (const LevelPrediction& l : a.levels) {
-      for (const std::optional<StepEstimate>& s : {l.join_aware, l.back_to_back}) {
-        if (!s && l.refused.empty()) continue;
-        rows.push_back({{"alternative", a.label},
+      const json common{{"alternative", a.label},
                         {"batch", l.batch},
                         {"unit", l.step_is_tpot ? "tpot" : "step"},
-                        {"method", s ? json(to_string(s->method)) : json(nullptr)},
                         {"base_step_us", l.base_step_us},
                         {"base_exposed_us", l.base_exposed_us},
-                        {"predicted_exposed_us", s ? json(s->exposed_us) : json(nullptr)},
-                        {"predicted_step_us", s ? json(s->step_us) : json(nullptr)},
-                        {"predicted_step_p90_us", s ? json(s->step_p90_us) : json(nullptr)},
-                        {"refused", l.refused}});
-        if (!s) break;
+                        {"refused", l.refused}};
+      if (!l.refused.empty()) {
+        json row = common;
+        row.update({{"method", nullptr}, {"predicted", ""}});
+        rows.push_back(row);
+        continue;
+      }
+      for (const StepEstimate& s : l.estimates) {
+        json row = common;
+        const bool low = s.method == l.low, high = s.method == l.high;
+        row.update({{"method", to_string(s.method)},
+                    {"predicted", low && high ? "yes"
+                                  : low       ? "low"
+                                  : high      ? "high"
+                                              : ""},
+                    {"predicted_exposed_us", s.exposed_us},
+                    {"predicted_step_us", s.step_us},
+                    {"predicted_step_p90_us", s.step_p90_us}});
+        rows.push_back(row);
       }
     }
-  return csv_of_records(rows,
-                        {"alternative", "batch", "unit", "method", "base_step_us", "base_exposed_us",
-                         "predicted_exposed_us", "predicted_step_us", "predicted_step_p90_us", "refused"});
+  return csv_of_records(
+      rows, {"alternative", "batch", "unit", "method", "predicted", "base_step_us", "base_exposed_us",
+             "predicted_exposed_us", "predicted_step_us", "predicted_step_p90_us", "refused"});
 }
 
 }  // namespace k25

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "predict/kind_names.hpp"
 #include "predict/predict_document.hpp"
 
 namespace k25 {
@@ -15,19 +14,24 @@ std::string unit_cell(double us, bool tpot) {
 std::string base_kinds_cell(const BaseLevel& level) {
   std::vector<std::string> parts;
   for (const BaseKind& k : level.kinds)
-    parts.push_back(fmt::format("{} {:g} x {:.0f} B: {:.1f} us", kind_title(k.kind), k.ops_per_step, k.bytes,
-                                std::max(0.0, k.comm_us - k.hidden_us)));
+    parts.push_back(
+        fmt::format("{} {:g} x {:.0f} B: {:.1f} us", k.name, k.ops_per_step, k.bytes, k.exposed_us()));
   return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string estimate_cell(const LevelPrediction& l, const StepEstimate& s) {
+  std::string cell =
+      fmt::format("{}: exposed {:.1f} us, {} (p90 {})", to_string(s.method), s.exposed_us,
+                  unit_cell(s.step_us, l.step_is_tpot), unit_cell(s.step_p90_us, l.step_is_tpot));
+  if (const std::optional<double> tps = output_tokens_per_s(l, s))
+    cell += fmt::format(", {:.1f} tok/s", *tps);
+  return cell;
 }
 
 std::string alt_cell(const LevelPrediction& l) {
   if (!l.refused.empty()) return "refused";
-  const StepEstimate& s = l.predicted();
-  std::string cell =
-      fmt::format("exposed {:.1f} us, {} (p90 {}), {}", s.exposed_us, unit_cell(s.step_us, l.step_is_tpot),
-                  unit_cell(s.step_p90_us, l.step_is_tpot), to_string(s.method));
-  if (const std::optional<double> tps = predicted_output_tokens_per_s(l))
-    cell += fmt::format(", {:.1f} tok/s", *tps);
+  std::string cell = estimate_cell(l, l.low_estimate());
+  if (l.is_range()) cell += " .. " + estimate_cell(l, l.high_estimate());
   if (!l.moved_most.empty()) cell += fmt::format("; moved: {}", fmt::join(l.moved_most, ", "));
   return cell;
 }
@@ -40,7 +44,7 @@ void write_table(const PredictResult& r, std::string& md) {
   md += "\n";
   for (std::size_t i = 0; i < r.base.levels.size(); ++i) {
     const BaseLevel& b = r.base.levels[i];
-    md += fmt::format("| {}={} | {} | {} |", b.step_is_tpot ? "C" : "T", b.batch,
+    md += fmt::format("| {} | {} | {} |", level_name(b.batch, b.step_is_tpot),
                       unit_cell(b.step_us, b.step_is_tpot), base_kinds_cell(b));
     for (const AltPrediction& a : r.alternatives) md += " " + alt_cell(a.levels[i]) + " |";
     md += "\n";
@@ -48,20 +52,18 @@ void write_table(const PredictResult& r, std::string& md) {
 }
 
 void write_kinds(const LevelPrediction& l, std::string& md) {
-  md += fmt::format("\n{}={} {}\n\n", l.step_is_tpot ? "C" : "T", l.batch, prediction_tag(l));
+  md += fmt::format("\n{} {}\n\n", level_name(l.batch, l.step_is_tpot), prediction_tag(l));
   if (!l.refused.empty()) return;
   md +=
-      "| method | kind | bytes | ops/step | base comm us | hidden us | wait kept us/op | alt op us p50 (p90) | source | new exposed us |\n";
-  md += "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const std::optional<StepEstimate>& s : {l.join_aware, l.back_to_back}) {
-    if (!s) continue;
-    for (const KindEstimate& k : s->kinds)
-      md += fmt::format("| {} | {} | {:.0f} | {:g} | {:.1f} | {:.1f} | {} | {} | {} | {:.1f} |\n",
-                        to_string(s->method), kind_title(k.kind), k.bytes, k.ops_per_step, k.base_comm_us,
-                        k.hidden_us, k.wait_us ? fmt::format("{:.2f}", *k.wait_us) : "-",
+      "| estimate | kind | method | bytes | ops/step | base comm us | hidden us | wait kept us/op | alt op us p50 (p90) | source | new exposed us |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const StepEstimate& s : l.estimates)
+    for (const KindEstimate& k : s.kinds)
+      md += fmt::format("| {} | {} | {} | {:.0f} | {:g} | {:.1f} | {:.1f} | {} | {} | {} | {:.1f} |\n",
+                        to_string(s.method), k.name, to_string(k.method), k.bytes, k.ops_per_step,
+                        k.base_comm_us, k.hidden_us, k.wait_us ? fmt::format("{:.2f}", *k.wait_us) : "-",
                         k.alt_op_us ? fmt::format("{:.2f} ({:.2f})", *k.alt_op_us, *k.alt_op_p90_us) : "-",
-                        k.source, k.new_exposed_us);
-  }
+                        to_string(k.source), k.new_exposed_us);
   for (const std::string& note : l.notes) md += "- " + note + "\n";
 }
 
@@ -79,11 +81,13 @@ void write_alternative(const AltPrediction& a, std::string& md) {
 const std::vector<std::string>& model_lines() {
   static const std::vector<std::string> lines{
       "Per step and collective kind: predicted step = base step - exposed communication + predicted exposed communication.",
-      "Each op's new time is the alternative's at that op's size, on log-log axes between its measured sizes; outside them it is refused, or labelled extrapolated with --extrapolate.",
-      "Join-aware: the base's wait for the last rank to arrive (per op) is kept, since a faster link shortens the op, not the wait; new communication = ops x (wait + the alternative's op).",
-      "Back-to-back: the wait is dropped (new communication = ops x the alternative's op), as a micro-benchmark or a per-op table predicts; used where the base has no join information, and said.",
+      "Each op of the base is the ranks' wait for the last one to arrive plus the transfer after it (a capture: from the ranks' timestamps on one clock; a replay: its decode mode's op minus its back-to-back op); a faster link shortens the transfer, not the wait.",
+      "The alternative's op at the base's size comes from its curve, on log-log axes between its measured sizes; outside them, or from a curve of one size, it is refused, or labelled extrapolated with --extrapolate.",
+      "Additive: new op = wait + the alternative's op (a ring or tree cannot start before the last rank arrives). Overlapping: new op = the longer of the two (a one-shot push starts at each arrival). Where the alternative does not say which it is, both are given: the range.",
+      "Back-to-back: new op = the alternative's op, the wait dropped, as a micro-benchmark or a per-op table predicts; the predicted figure only where the base has no join information, and said.",
+      "Measured with the base's shape: where the alternative is a replay whose decode mode ran the base's gaps and skew, its communication per op is the new op, measured, not modelled.",
       "Communication that the base hid behind compute stays hidden until its new time exceeds the compute it ran beside: new exposed = max(0, new communication - hidden).",
-      "The range is p50..p90: the base's step at p90 with the alternative's op at p90 where the input has one.",
+      "The p90 beside each figure: the base's step at p90 with the alternative's op at p90 where the input has one.",
   };
   return lines;
 }

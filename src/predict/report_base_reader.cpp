@@ -7,8 +7,8 @@
 
 #include "analysis/loglog_curve.hpp"
 #include "common/error.hpp"
-#include "predict/kind_names.hpp"
 #include "predict/report_inputs.hpp"
+#include "predict/report_phases.hpp"
 
 namespace k25 {
 namespace {
@@ -17,12 +17,9 @@ constexpr Phase kBasePhases[] = {Phase::allreduce, Phase::dispatch, Phase::combi
                                  Phase::reducescatter};
 
 // The mode a phase's step is taken in: decode (compute gaps and skew, its join measured), else eager, else
-// graph; empty when the phase was not measured.
+// graph.
 std::optional<TimingMode> base_mode(const std::vector<PhaseResult>& results, Phase phase) {
-  for (TimingMode mode : {TimingMode::decode, TimingMode::eager, TimingMode::graph})
-    for (const PhaseResult& r : results)
-      if (r.phase == phase && r.mode == mode) return mode;
-  return std::nullopt;
+  return first_measured_mode(results, phase, {TimingMode::decode, TimingMode::eager, TimingMode::graph});
 }
 
 // The result of (phase, mode) nearest `tokens` (the sizes of other token counts scale from it).
@@ -37,32 +34,38 @@ const PhaseResult* nearest_result(const std::vector<PhaseResult>& results, Phase
   return best;
 }
 
-// The eager per-op p50 of `phase` at `tokens` on log-log axes; empty without eager results.
-std::optional<double> eager_op_us(const std::vector<PhaseResult>& results, Phase phase, double tokens) {
+// The eager burst's op p50 of `phase` at `tokens` on log-log axes; empty without eager results.
+std::optional<double> eager_burst_op_us(const std::vector<PhaseResult>& results, Phase phase, double tokens) {
   std::vector<CurvePoint> points;
   for (const PhaseResult& r : results)
-    if (r.phase == phase && r.mode == TimingMode::eager && r.op_us.p50 > 0)
-      points.push_back({static_cast<double>(r.requested_tokens), r.op_us.p50});
+    if (r.phase == phase && r.mode == TimingMode::eager && r.step_us.p50 > 0)
+      points.push_back({static_cast<double>(r.requested_tokens), burst_op_point(r).op_us});
   const std::optional<CurveEstimate> estimate = LogLogCurve(points).at(tokens);
   if (!estimate) return std::nullopt;
   return estimate->value;
 }
 
-// One phase's kind at `tokens` with `comm_us` per step, its size and op count from the nearest result.
+// One phase's kind at `tokens` with `comm_us` per step, its size and op count from the nearest result; in
+// decode mode each op split into the wait (its decode op less the eager op) and the transfer (the eager op).
 BaseKind phase_kind(const std::vector<PhaseResult>& results, Phase phase, TimingMode mode, double tokens,
                     double comm_us) {
   const PhaseResult& r = *nearest_result(results, phase, mode, tokens);
-  const double size = r.per_rank_bytes() ? r.bytes_per_rank_mean : static_cast<double>(r.bytes_per_op);
+  const AltCurve key = phase_curve_key(r);
   BaseKind kind;
-  kind.kind = normalized_kind(enum_name(r.kind()));
-  kind.dtype = normalized_dtype(enum_name(r.dtype));
+  kind.kind = key.kind;
+  kind.name = key.name;
+  kind.dtype = key.dtype;
+  kind.launch = mode == TimingMode::graph ? "graph" : "eager";
+  const double size = op_size_bytes(r);
   kind.bytes = r.requested_tokens > 0 ? size * tokens / r.requested_tokens : size;
   kind.ops_per_step = r.ops_per_step;
   kind.comm_us = comm_us;
   if (mode != TimingMode::decode || kind.ops_per_step <= 0) return kind;
-  if (const std::optional<double> eager = eager_op_us(results, phase, tokens)) {
-    kind.wait_us = std::max(0.0, comm_us / kind.ops_per_step - *eager);
-    kind.wait_source = "decode mode: its communication per op minus the eager op at the same tokens";
+  if (const std::optional<double> eager = eager_burst_op_us(results, phase, tokens)) {
+    const double per_op = comm_us / kind.ops_per_step;
+    kind.join =
+        BaseJoin{per_op - std::min(*eager, per_op), std::min(*eager, per_op),
+                 "decode mode: its communication per op less the eager burst's op at the same tokens"};
   }
   return kind;
 }
@@ -120,6 +123,8 @@ BaseDocument base_from_report(const RunReport& report, const std::string& path) 
   base.path = path;
   base.format = "report.json";
   base.ranks = report.run.ranks;
+  for (const PhaseResult& r : report.results)
+    if (r.decode && !r.decode->shape.empty() && base.shape.empty()) base.shape = r.decode->shape;
   for (const AttributionRow& row : report.attribution) base.levels.push_back(serve_level(report, row));
   if (!base.levels.empty()) {
     base.step_what = "serve TPOT p50 (the attribution's communication at T = C)";

@@ -1,6 +1,7 @@
 // The prediction model (docs/predict.md): each kind's new exposed communication from the alternative's op at
-// the base's size, the base's wait for the last rank kept or dropped, the hidden part hidden up to the
-// compute it ran beside.
+// the base's size and the base's wait for the last rank (added to it, or overlapped by it), or the
+// alternative's communication measured with the base's shape; the hidden part hidden up to the compute it
+// ran beside.
 #include "predict/step_prediction.hpp"
 
 #include <algorithm>
@@ -15,54 +16,106 @@
 namespace k25 {
 namespace {
 
-// The alternative's op at `bytes`: p50 and p90 on its log-log curves, and where that lies.
+// The alternative's op at a base kind's size: p50 and p90, where that lies, and the overlap its curve
+// declares.
 struct AltOp {
-  CurveEstimate p50, p90;
+  double p50 = 0, p90 = 0;
+  OpSource source = OpSource::measured;
+  AltOverlap overlap = AltOverlap::unknown;
 };
 
-std::optional<AltOp> alt_op_at(const AltCurve& curve, double bytes) {
+OpSource op_source(EstimateSource source) {
+  switch (source) {
+    case EstimateSource::measured:
+      return OpSource::measured;
+    case EstimateSource::interpolated:
+      return OpSource::interpolated;
+    default:
+      return OpSource::extrapolated;
+  }
+}
+
+// The curve's op at `bytes` on log-log axes; a one-point curve at another size only with --extrapolate (as
+// flat). Empty, with `refusal` said, where the size cannot be had.
+std::optional<AltOp> alt_op_at(const AltCurve& curve, double bytes, const std::string& label,
+                               const PredictOptions& options, std::string& refusal) {
   std::vector<CurvePoint> p50, p90;
   for (const AltPoint& p : curve.points) {
     p50.push_back({p.bytes, p.op_us});
     p90.push_back({p.bytes, p.op_p90_us.value_or(p.op_us)});
   }
+  const std::string title = kind_title(curve.kind);
+  if (curve.points.size() == 1 && curve.points.front().bytes != bytes) {
+    if (!options.allow_extrapolation) {
+      refusal = fmt::format(
+          "{} at {:.0f} B: {} measured it at {:.0f} B only, and one size gives no curve to read another from (--extrapolate takes it as flat)",
+          title, bytes, label, curve.points.front().bytes);
+      return std::nullopt;
+    }
+    const AltPoint& only = curve.points.front();
+    return AltOp{only.op_us, std::max(only.op_us, only.op_p90_us.value_or(only.op_us)),
+                 OpSource::extrapolated, curve.overlap};
+  }
   const std::optional<CurveEstimate> at50 = LogLogCurve(p50).at(bytes), at90 = LogLogCurve(p90).at(bytes);
   if (!at50 || !at90) return std::nullopt;
-  return AltOp{*at50, *at90};
+  const AltOp op{at50->value, std::max(at50->value, at90->value), op_source(at50->source), curve.overlap};
+  if (op.source == OpSource::extrapolated && !options.allow_extrapolation) {
+    refusal = fmt::format(
+        "{} at {:.0f} B lies outside {}'s measured {:.0f} .. {:.0f} B (--extrapolate labels it instead)",
+        title, bytes, label, curve.points.front().bytes, curve.points.back().bytes);
+    return std::nullopt;
+  }
+  return op;
 }
 
 KindEstimate kept_at_base(const BaseKind& k) {
   KindEstimate e;
   e.kind = k.kind;
+  e.name = k.name;
   e.bytes = k.bytes;
   e.ops_per_step = k.ops_per_step;
   e.base_comm_us = k.comm_us;
-  e.base_exposed_us = std::max(0.0, k.comm_us - k.hidden_us);
+  e.base_exposed_us = k.exposed_us();
   e.hidden_us = k.hidden_us;
-  e.source = "kept";
+  e.source = OpSource::kept;
   e.new_comm_us = k.comm_us;
   e.new_exposed_us = e.new_exposed_p90_us = e.base_exposed_us;
   return e;
 }
 
+// One op on the alternative under `method`, from its op time `alt` and the base's wait.
+double new_op_us(PredictMethod method, double wait, double alt) {
+  switch (method) {
+    case PredictMethod::additive:
+      return wait + alt;
+    case PredictMethod::overlapping:
+      return std::max(wait, alt);
+    default:
+      return alt;  // back-to-back; measured-shape's op is the measured communication per op
+  }
+}
+
 KindEstimate estimate_kind(const BaseKind& k, const AltOp& op, PredictMethod method) {
   KindEstimate e = kept_at_base(k);
-  e.source = to_string(op.p50.source);
-  e.alt_op_us = op.p50.value;
-  e.alt_op_p90_us = std::max(op.p50.value, op.p90.value);
-  const double wait = method == PredictMethod::join_aware ? k.wait_us.value_or(0) : 0;
-  if (method == PredictMethod::join_aware) e.wait_us = k.wait_us;
-  e.new_comm_us = k.ops_per_step * (wait + *e.alt_op_us);
-  e.new_exposed_us = std::max(0.0, e.new_comm_us - k.hidden_us);
-  e.new_exposed_p90_us = std::max(0.0, k.ops_per_step * (wait + *e.alt_op_p90_us) - k.hidden_us);
+  e.method = method;
+  e.source = op.source;
+  e.alt_op_us = op.p50;
+  e.alt_op_p90_us = op.p90;
+  const bool keeps_wait = method == PredictMethod::additive || method == PredictMethod::overlapping;
+  const double wait = keeps_wait && k.join ? k.join->wait_us : 0;
+  if (keeps_wait && k.join) e.wait_us = wait;
+  e.new_comm_us = k.ops_per_step * new_op_us(method, wait, op.p50);
+  e.new_exposed_us = exposed_part(e.new_comm_us, k.hidden_us);
+  e.new_exposed_p90_us = exposed_part(k.ops_per_step * new_op_us(method, wait, op.p90), k.hidden_us);
   return e;
 }
 
-double largest_bytes(const AltCurve& c) {
-  return c.points.empty() ? 0 : c.points.back().bytes;
-}
-double smallest_bytes(const AltCurve& c) {
-  return c.points.empty() ? 0 : c.points.front().bytes;
+// The method a kind takes at one end of the range: the one its curve declares, else the end's.
+PredictMethod kind_method(PredictMethod end, const std::optional<AltOp>& op) {
+  if (!op || (end != PredictMethod::additive && end != PredictMethod::overlapping)) return end;
+  if (op->overlap == AltOverlap::additive) return PredictMethod::additive;
+  if (op->overlap == AltOverlap::overlapping) return PredictMethod::overlapping;
+  return end;
 }
 
 StepEstimate estimate_step(const BaseLevel& level, const std::vector<std::optional<AltOp>>& ops,
@@ -72,7 +125,7 @@ StepEstimate estimate_step(const BaseLevel& level, const std::vector<std::option
   double base_exposed = 0;
   for (std::size_t i = 0; i < level.kinds.size(); ++i) {
     const BaseKind& k = level.kinds[i];
-    s.kinds.push_back(ops[i] ? estimate_kind(k, *ops[i], method) : kept_at_base(k));
+    s.kinds.push_back(ops[i] ? estimate_kind(k, *ops[i], kind_method(method, ops[i])) : kept_at_base(k));
     base_exposed += s.kinds.back().base_exposed_us;
     s.exposed_us += s.kinds.back().new_exposed_us;
     s.exposed_p90_us += s.kinds.back().new_exposed_p90_us;
@@ -92,83 +145,180 @@ std::vector<std::string> moved_most(const StepEstimate& s) {
   });
   std::vector<std::string> moved;
   for (std::size_t i = 0; i < kinds.size() && i < 3; ++i)
-    moved.push_back(fmt::format("{} {:+.1f} us", kind_title(kinds[i]->kind),
-                                kinds[i]->new_exposed_us - kinds[i]->base_exposed_us));
+    moved.push_back(
+        fmt::format("{} {:+.1f} us", kinds[i]->name, kinds[i]->new_exposed_us - kinds[i]->base_exposed_us));
   return moved;
 }
 
-// The alternative's op for each kind of `level`; refuses (sets `refused`) a size outside the measured range
-// unless allowed; a kind the alternative lacks, or without a size, is kept at the base's time and said.
-std::vector<std::optional<AltOp>> alt_ops(const BaseLevel& level, const AltDocument& alt,
-                                          const PredictOptions& options, LevelPrediction& out) {
+// The alternative's op in `curves` for each kind of `level`; sets `refused` for a size that cannot be had
+// (outside the measured range without --extrapolate, a one-point curve at another size); a kind the
+// alternative lacks, or without a size, is kept at the base's time and said in `notes`.
+std::vector<std::optional<AltOp>> alt_ops(const BaseLevel& level, const std::vector<AltCurve>& curves,
+                                          const std::string& label, const PredictOptions& options,
+                                          std::string& refused, std::vector<std::string>& notes) {
   std::vector<std::optional<AltOp>> ops;
   for (const BaseKind& k : level.kinds) {
-    const AltCurve* curve = find_curve(alt, k.kind);
+    std::string why_not, refusal;
+    const AltCurve* curve = find_curve(curves, k, why_not);
     std::optional<AltOp> op;
-    if (curve == nullptr)
-      out.notes.push_back(fmt::format("{}: {} has no {}: kept at the base's time", kind_title(k.kind),
-                                      alt.label, kind_title(k.kind)));
+    if (curve == nullptr && why_not.empty())
+      notes.push_back(
+          fmt::format("{}: {} has no {}: kept at the base's time", k.name, label, kind_title(k.kind)));
+    else if (curve == nullptr)
+      notes.push_back(fmt::format("{}: {}'s {} is {}: kept at the base's time", k.name, label,
+                                  kind_title(k.kind), why_not));
     else if (k.bytes <= 0)
-      out.notes.push_back(
-          fmt::format("{}: the base does not give its size: kept at the base's time", kind_title(k.kind)));
+      notes.push_back(fmt::format("{}: the base does not give its size: kept at the base's time", k.name));
     else
-      op = alt_op_at(*curve, k.bytes);
-    if (op && op->p50.source == EstimateSource::extrapolated && !options.allow_extrapolation &&
-        out.refused.empty())
-      out.refused = fmt::format(
-          "{} at {:.0f} B lies outside {}'s measured {:.0f} .. {:.0f} B (--extrapolate labels it instead)",
-          kind_title(k.kind), k.bytes, alt.label, smallest_bytes(*curve), largest_bytes(*curve));
+      op = alt_op_at(*curve, k.bytes, label, options, refusal);
+    if (!refusal.empty() && refused.empty()) refused = refusal;
     ops.push_back(op);
   }
   return ops;
 }
 
-LevelPrediction predict_level(const BaseLevel& level, const AltDocument& alt, const PredictOptions& options) {
+// The measured-shape estimate where the alternative's decode mode ran the base's shape; said in `notes`
+// where it ran another.
+std::optional<StepEstimate> measured_shape_estimate(const BaseDocument& base, const BaseLevel& level,
+                                                    const AltDocument& alt, const PredictOptions& options,
+                                                    std::vector<std::string>& notes) {
+  if (alt.shaped.empty() || base.shape.empty()) return std::nullopt;
+  if (alt.shape != base.shape) {
+    notes.push_back(fmt::format("{}'s decode mode ran another shape ({}) than the base's ({}): not used",
+                                alt.label, alt.shape, base.shape));
+    return std::nullopt;
+  }
+  std::string refused;
+  std::vector<std::string> shaped_notes;
+  const std::vector<std::optional<AltOp>> ops =
+      alt_ops(level, alt.shaped, alt.label, options, refused, shaped_notes);
+  if (!refused.empty() ||
+      std::none_of(ops.begin(), ops.end(), [](const auto& op) { return op.has_value(); })) {
+    notes.push_back(fmt::format("{}'s decode mode ran the base's shape, but not at these sizes{}", alt.label,
+                                refused.empty() ? "" : ": " + refused));
+    return std::nullopt;
+  }
+  return estimate_step(level, ops, PredictMethod::measured_shape);
+}
+
+// The predicted figure's ends and why, from the estimates made.
+void choose_prediction(const BaseLevel& level, const std::vector<std::optional<AltOp>>& ops,
+                       const std::string& label, LevelPrediction& out) {
+  if (out.estimate(PredictMethod::measured_shape) != nullptr) {
+    out.low = out.high = PredictMethod::measured_shape;
+    out.why = fmt::format(
+        "{}'s decode mode ran this base's gaps and skew: its communication measured, the compute the base's",
+        label);
+    return;
+  }
+  if (out.estimate(PredictMethod::additive) == nullptr) {
+    std::vector<std::string> without_join;
+    for (std::size_t i = 0; i < level.kinds.size(); ++i)
+      if (ops[i] && !level.kinds[i].join) without_join.push_back(level.kinds[i].name);
+    out.low = out.high = PredictMethod::back_to_back;
+    out.why = fmt::format(
+        "the base has no join information for {}: the wait for the slowest rank is dropped, so the gain may be overstated",
+        fmt::join(without_join, ", "));
+    return;
+  }
+  std::vector<std::string> undeclared;
+  bool any_additive = false, any_overlapping = false;
+  for (std::size_t i = 0; i < level.kinds.size(); ++i) {
+    if (!ops[i]) continue;
+    if (ops[i]->overlap == AltOverlap::unknown) undeclared.push_back(level.kinds[i].name);
+    any_additive |= ops[i]->overlap == AltOverlap::additive;
+    any_overlapping |= ops[i]->overlap == AltOverlap::overlapping;
+  }
+  if (undeclared.empty()) {
+    out.low = out.high =
+        any_overlapping && !any_additive ? PredictMethod::overlapping : PredictMethod::additive;
+    out.why = any_overlapping && any_additive ? fmt::format("each kind as {} declares it", label)
+                                              : fmt::format("{} declares it", label);
+    return;
+  }
+  out.low = PredictMethod::overlapping;
+  out.high = PredictMethod::additive;
+  out.why = fmt::format(
+      "how {}'s {} lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it",
+      label, fmt::join(undeclared, ", "));
+}
+
+LevelPrediction predict_level(const BaseDocument& base, const BaseLevel& level, const AltDocument& alt,
+                              const PredictOptions& options) {
   LevelPrediction out;
   out.batch = level.batch;
   out.step_is_tpot = level.step_is_tpot;
   out.base_step_us = level.step_us;
   out.base_step_p90_us = level.step_p90_us;
   out.notes = level.notes;
-  for (const BaseKind& k : level.kinds) out.base_exposed_us += std::max(0.0, k.comm_us - k.hidden_us);
-  const std::vector<std::optional<AltOp>> ops = alt_ops(level, alt, options, out);
+  for (const BaseKind& k : level.kinds) out.base_exposed_us += k.exposed_us();
+  const std::vector<std::optional<AltOp>> ops =
+      alt_ops(level, alt.curves, alt.label, options, out.refused, out.notes);
   if (level.kinds.empty()) out.refused = "the base has no communication at this batch";
-  if (!out.refused.empty()) return out;
-  out.back_to_back = estimate_step(level, ops, PredictMethod::back_to_back);
-  std::vector<std::string> without_join;
+  if (out.refused.empty() &&
+      std::none_of(ops.begin(), ops.end(), [](const auto& op) { return op.has_value(); })) {
+    std::vector<std::string> names;
+    for (const BaseKind& k : level.kinds) names.push_back(k.name);
+    out.refused =
+        fmt::format("{} gives none of the base's kinds at their sizes ({}): nothing to predict with",
+                    alt.label, fmt::join(names, ", "));
+  }
+  std::optional<StepEstimate> shaped = measured_shape_estimate(base, level, alt, options, out.notes);
+  if (!out.refused.empty()) {
+    if (!shaped) return out;
+    out.notes.push_back("no modelled estimate: " + out.refused);
+    out.refused.clear();
+    out.estimates.push_back(*shaped);
+    choose_prediction(level, ops, alt.label, out);
+    out.moved_most = moved_most(out.high_estimate());
+    return out;
+  }
+  bool join_for_all = true;
   for (std::size_t i = 0; i < level.kinds.size(); ++i)
-    if (ops[i] && !level.kinds[i].wait_us) without_join.push_back(kind_title(level.kinds[i].kind));
-  if (without_join.empty())
-    out.join_aware = estimate_step(level, ops, PredictMethod::join_aware);
-  else
-    out.back_to_back_reason = fmt::format(
-        "the base has no join information for {}: the wait for the slowest rank is dropped, so the gain may be overstated",
-        fmt::format("{}", fmt::join(without_join, ", ")));
-  out.moved_most = moved_most(out.predicted());
+    if (ops[i] && !level.kinds[i].join) join_for_all = false;
+  if (join_for_all) {
+    out.estimates.push_back(estimate_step(level, ops, PredictMethod::additive));
+    out.estimates.push_back(estimate_step(level, ops, PredictMethod::overlapping));
+  }
+  out.estimates.push_back(estimate_step(level, ops, PredictMethod::back_to_back));
+  if (shaped) out.estimates.push_back(*shaped);
+  choose_prediction(level, ops, alt.label, out);
+  out.moved_most = moved_most(out.high_estimate());
   return out;
 }
 
 void add_mismatches(const BaseDocument& base, const AltDocument& alt, AltPrediction& out) {
   if (base.ranks > 0 && alt.ranks > 0 && base.ranks != alt.ranks)
     out.mismatches.push_back(fmt::format(
-        "rank count differs: the base ran {} ranks, {} measured {}: its op times are another group size's",
+        "rank count differs: the base's group is {} ranks, {} measured {}: its op times are another group size's",
         base.ranks, alt.label, alt.ranks));
   std::vector<std::string> said;
+  const auto say = [&](const std::string& line) {
+    if (std::find(said.begin(), said.end(), line) == said.end()) said.push_back(line);
+  };
   for (const BaseLevel& level : base.levels)
     for (const BaseKind& k : level.kinds) {
-      const AltCurve* curve = find_curve(alt, k.kind);
-      if (curve == nullptr || k.dtype.empty() || curve->dtype.empty() || curve->dtype == k.dtype) continue;
-      const std::string line = fmt::format("{}: dtype differs: the base's is {}, {}'s {}", kind_title(k.kind),
-                                           k.dtype, alt.label, curve->dtype);
-      if (std::find(said.begin(), said.end(), line) == said.end()) said.push_back(line);
+      std::string why_not;
+      const AltCurve* curve = find_curve(alt.curves, k, why_not);
+      if (curve == nullptr) continue;
+      if (!k.dtype.empty() && !curve->dtype.empty() && curve->dtype != k.dtype)
+        say(fmt::format("{}: dtype differs: the base's is {}, {}'s {}", k.name, k.dtype, alt.label,
+                        curve->dtype));
+      if (!k.launch.empty() && !alt.launch.empty() && k.launch != alt.launch)
+        say(fmt::format(
+            "{}: launched as {} in the base, as {} in {}: a graph's op leaves out the launch cost an eager one pays",
+            k.name, k.launch, alt.launch, alt.label));
     }
   out.mismatches.insert(out.mismatches.end(), said.begin(), said.end());
+  out.mismatches.insert(out.mismatches.end(), alt.mismatches.begin(), alt.mismatches.end());
 }
 
 }  // namespace
 
-const char* to_string(PredictMethod method) {
-  return method == PredictMethod::join_aware ? "join-aware" : "back-to-back";
+const StepEstimate* LevelPrediction::estimate(PredictMethod method) const {
+  for (const StepEstimate& e : estimates)
+    if (e.method == method) return &e;
+  return nullptr;
 }
 
 AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, const PredictOptions& options) {
@@ -180,7 +330,7 @@ AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, con
   out.ranks = alt.ranks;
   out.notes = alt.notes;
   add_mismatches(base, alt, out);
-  for (const BaseLevel& level : base.levels) out.levels.push_back(predict_level(level, alt, options));
+  for (const BaseLevel& level : base.levels) out.levels.push_back(predict_level(base, level, alt, options));
   out.headline = prediction_headline(out);
   return out;
 }

@@ -1,38 +1,69 @@
 // The prediction model: per step and collective kind, predicted step = base step - exposed communication +
-// predicted exposed communication, each op's new time the alternative's at that op's size, the base's wait
-// for the last rank kept (join-aware) or dropped (back-to-back), communication that ran beside compute hidden
-// until its new time exceeds that compute (docs/predict.md).
+// predicted exposed communication. Each op of the base is its ranks' wait for the last one plus its transfer;
+// on the alternative the wait stays and the transfer is the alternative's op at that size, added to the wait
+// (additive: a ring cannot start before the last rank arrives) or run during it (overlapping: a one-shot
+// push starts at each arrival); where the alternative does not say which, both ends are given as a range.
+// Without join information the wait is dropped (back-to-back, said). A replay whose decode mode ran the
+// base's own shape gives the communication measured (docs/predict.md).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "common/enum_names.hpp"
 #include "predict/predict_inputs.hpp"
 
 namespace k25 {
 
-enum class PredictMethod { join_aware, back_to_back };
-const char* to_string(PredictMethod method);
+// How a kind's new communication per op is made (docs/predict.md, "The model").
+enum class PredictMethod {
+  additive,        // the wait + the alternative's op
+  overlapping,     // the longer of the wait and the alternative's op
+  back_to_back,    // the alternative's op alone: the wait dropped
+  measured_shape,  // the alternative's decode mode, run with the base's gaps and skew
+};
+template <>
+struct EnumNames<PredictMethod> {
+  static constexpr std::array<std::pair<PredictMethod, std::string_view>, 4> values{
+      {{PredictMethod::additive, "additive"},
+       {PredictMethod::overlapping, "overlapping"},
+       {PredictMethod::back_to_back, "back-to-back"},
+       {PredictMethod::measured_shape, "measured-shape"}}};
+};
 
-// One kind of one level under one method.
+// Where a kind's new op time comes from: the alternative's curve at a measured size, between two, beyond
+// them (--extrapolate), or nowhere (the base's time kept).
+enum class OpSource { measured, interpolated, extrapolated, kept };
+template <>
+struct EnumNames<OpSource> {
+  static constexpr std::array<std::pair<OpSource, std::string_view>, 4> values{
+      {{OpSource::measured, "measured"},
+       {OpSource::interpolated, "interpolated"},
+       {OpSource::extrapolated, "extrapolated"},
+       {OpSource::kept, "kept"}}};
+};
+
+// One kind of one level under one estimate.
 struct KindEstimate {
-  std::string kind;
+  std::string kind, name;
+  PredictMethod method = PredictMethod::back_to_back;  // how this kind's op was made
   double bytes = 0, ops_per_step = 0;
   double base_comm_us = 0, base_exposed_us = 0, hidden_us = 0;  // per step, p50
-  std::optional<double> wait_us;                                // per op, kept (join-aware only)
+  std::optional<double> wait_us;                                // per op, kept (additive and overlapping)
   std::optional<double> alt_op_us;                              // the alternative's op at `bytes`, p50
   std::optional<double> alt_op_p90_us;                          // and p90 (= p50 where the input has no p90)
-  // "measured" | "interpolated" | "extrapolated" (the alternative's op), or "kept" (the alternative lacks the
-  // kind or the base its size: the base's time is kept)
-  std::string source;
+  OpSource source = OpSource::kept;
   double new_comm_us = 0, new_exposed_us = 0, new_exposed_p90_us = 0;  // per step
 };
 
 struct StepEstimate {
-  PredictMethod method = PredictMethod::back_to_back;
-  double exposed_us = 0, exposed_p90_us = 0;  // predicted exposed communication per step
-  double step_us = 0, step_p90_us = 0;        // predicted step (TPOT where the base's step is TPOT)
+  PredictMethod method = PredictMethod::back_to_back;  // the method of the kinds not declared otherwise
+  double exposed_us = 0, exposed_p90_us = 0;           // predicted exposed communication per step
+  double step_us = 0, step_p90_us = 0;                 // predicted step (TPOT where the base's step is TPOT)
   std::vector<KindEstimate> kinds;
 };
 
@@ -40,15 +71,21 @@ struct LevelPrediction {
   int batch = 0;
   bool step_is_tpot = false;
   double base_step_us = 0, base_step_p90_us = 0, base_exposed_us = 0;
-  std::optional<StepEstimate> join_aware;    // where the base has join information for every kind
-  std::optional<StepEstimate> back_to_back;  // always, unless refused
-  std::string refused;                       // why nothing is predicted at this level; empty: predicted
-  std::string back_to_back_reason;           // why the predicted figure is back-to-back (no join)
+  // Each estimate that applies: overlapping and additive where the base has join information for every kind
+  // it predicts, back-to-back always (unless refused), measured-shape where the alternative ran the base's
+  // shape.
+  std::vector<StepEstimate> estimates;
+  // The predicted figure: the estimate of `low` (the smaller step) to that of `high`; one figure where they
+  // are the same method. Only when not refused.
+  PredictMethod low = PredictMethod::back_to_back, high = PredictMethod::back_to_back;
+  std::string why;      // why the predicted figure is the one (or the range) it is, in words
+  std::string refused;  // why nothing is predicted at this level; empty: predicted
   std::vector<std::string> notes;
-  // The predicted figure: join-aware where possible, else back-to-back. Only when not refused.
-  const StepEstimate& predicted() const { return join_aware ? *join_aware : *back_to_back; }
-  std::vector<std::string>
-      moved_most;  // up to 3 kinds whose exposed communication moved most, "AllReduce -4.2 ms"
+  std::vector<std::string> moved_most;  // up to 3 kinds whose exposed communication moved most (high end)
+  const StepEstimate* estimate(PredictMethod method) const;
+  bool is_range() const { return low != high; }
+  const StepEstimate& low_estimate() const { return *estimate(low); }
+  const StepEstimate& high_estimate() const { return *estimate(high); }
 };
 
 struct AltPrediction {
@@ -57,7 +94,8 @@ struct AltPrediction {
   std::vector<std::string> mismatches;  // said, never silently used
   std::vector<std::string> notes;       // the alternative's own caveats
   std::vector<LevelPrediction> levels;  // one per base level
-  std::string headline;  // "on LABEL: TPOT at C=1 12.4 -> 7.1 ms (-43 %) [predicted, join-aware]"
+  std::string
+      headline;  // "on LABEL: TPOT at C=1 12.4 -> 9.4 .. 10.6 ms (-24 .. -14 %) [predicted, range: ...]"
 };
 
 struct PredictOptions {
@@ -66,16 +104,21 @@ struct PredictOptions {
 
 AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, const PredictOptions& options);
 
-// "[predicted, join-aware]", "[predicted, back-to-back: ...]", with ", extrapolated" and ", partial" where
-// so.
+// A level as the output names it: "C=4" (a serve concurrency), "T=16" (a step's batch), or "batch not said"
+// (a trace's steps without one).
+std::string level_name(int batch, bool step_is_tpot);
+
+// "[predicted, range: overlapping .. additive: ...]", "[predicted, back-to-back: ...]", with ", extrapolated"
+// and ", partial" where so; "[refused: ...]".
 std::string prediction_tag(const LevelPrediction& level);
 
-// Output tokens per second at the level's concurrency from the predicted TPOT (the same batch and scheduler
-// assumed); empty where the step is not TPOT or the level was refused.
-std::optional<double> predicted_output_tokens_per_s(const LevelPrediction& level);
+// Output tokens per second at the level's concurrency from an estimate's TPOT (the same batch and scheduler
+// assumed); empty where the step is not TPOT.
+std::optional<double> output_tokens_per_s(const LevelPrediction& level, const StepEstimate& estimate);
 
-// The headline at the smallest batch predicted: "on LABEL: TPOT at C=1 12.4 -> 7.1 ms (-43 %) [predicted,
-// join-aware]", or the step at T=... where the base has no TPOT; says so where every level was refused.
+// The headline at the smallest batch predicted: "on LABEL: TPOT at C=1 12.4 -> 10.6 ms (-14 %) [...]", a
+// range "12.4 -> 9.4 .. 10.6 ms (-24 .. -14 %)", or the step at T=... where the base has no TPOT; says so
+// where every level was refused.
 std::string prediction_headline(const AltPrediction& prediction);
 
 }  // namespace k25

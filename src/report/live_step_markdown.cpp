@@ -31,8 +31,9 @@ std::string kinds_text(L level) {
 Columns<LiveStepLevel> step_columns() {
   return {
       {"C", "", [](L l) { return TableCell::count(l.concurrency); }},
-      {"step", "", [](L l) { return TableCell(l.status == "read" ? l.step : l.status); }, kEveryOutput, 0,
-       Align::left},
+      {"step", "",
+       [](L l) { return TableCell(l.status == LiveStepStatus::read ? l.step : to_string(l.status)); },
+       kEveryOutput, 0, Align::left},
       {"steps read", "", [](L l) { return TableCell::count(static_cast<double>(l.steps)); }},
       {"step wall p50", "ms", [](L l) { return TableCell(ms(l.wall_us)); }},
       {"GPU busy p50", "ms", [](L l) { return TableCell(ms(l.gpu_busy_us)); }},
@@ -79,6 +80,7 @@ std::string render_live_profile(const RunReport& report) {
                     profile.profile_dir.empty() ? "(none given)" : "`" + profile.profile_dir + "`");
   md +=
       "Each profiled level ran one more wave of requests with the profiler on; those requests are not the level's figures (TPOT p50 profiled beside the level's shows the profiler's slowdown).\n\n";
+  if (!profile.engine_conflict.empty()) md += "Mind that " + profile.engine_conflict + ".\n\n";
   if (!profile.refusal.empty()) md += profile.refusal + "\n\n";
   std::vector<const LiveStepLevel*> rows;
   for (const LiveStepLevel& level : report.live_profile.levels) rows.push_back(&level);
@@ -97,7 +99,7 @@ std::string render_live_profile(const RunReport& report) {
 }
 
 std::string profile_window_line(const ProfileWindow& window) {
-  if (window.status == "refused") return window.message;
+  if (window.status == ProfileWindowStatus::refused) return window.message;
   std::string line = fmt::format("profile C={}: {} requests while profiling ({} completed), TPOT p50 {} ms",
                                  window.concurrency, window.requests, window.completed,
                                  window.tpot_ms ? readable_number(window.tpot_ms->p50) : "-");
@@ -106,8 +108,8 @@ std::string profile_window_line(const ProfileWindow& window) {
 }
 
 std::string live_step_line(const LiveStepLevel& level) {
-  if (level.status != "read")
-    return fmt::format("live step C={}: {}: {}", level.concurrency, level.status, level.note);
+  if (level.status != LiveStepStatus::read)
+    return fmt::format("live step C={}: {}: {}", level.concurrency, to_string(level.status), level.note);
   return fmt::format(
       "live step C={}: {}, {} steps read: wall p50 {} ms, GPU busy {} ms, communication {:.1f} % (exposed {:.1f} %){}",
       level.concurrency, level.step, level.steps, ms(level.wall_us), ms(level.gpu_busy_us),

@@ -13,9 +13,11 @@
 #include "analysis/attribution.hpp"
 #include "analysis/headline.hpp"
 #include "analysis/latency_fit.hpp"
+#include "analysis/node_verdicts.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/column_table.hpp"
 #include "report/live_step_markdown.hpp"
+#include "report/node_markdown.hpp"
 #include "report/serve_columns.hpp"
 
 namespace k25 {
@@ -507,6 +509,18 @@ std::string render_artifacts(const std::vector<ReportArtifact>& artifacts) {
   return md;
 }
 
+// Doctor's facts and verdicts of each host whose ranks drove GPUs (none where no GPU was visible).
+std::string render_node_diagnosis(const RunReport& r) {
+  if (r.topology.nodes.empty()) return {};
+  std::string md = "## Node diagnosis\n\n";
+  for (const NodeFacts& node : r.topology.nodes) {
+    const std::vector<NodeVerdict> verdicts = node_verdicts(node);
+    md += fmt::format("### {}\n\n**{}**\n\n", node.host, node_headline(node, verdicts));
+    md += node_markdown(node, verdicts, 4) + unseen_markdown(node, 4);
+  }
+  return md;
+}
+
 }  // namespace
 
 std::string render_markdown(const RunReport& report, const std::vector<ReportArtifact>& artifacts) {
@@ -516,6 +530,7 @@ std::string render_markdown(const RunReport& report, const std::vector<ReportArt
   md += render_headline(report);
   md += render_notes(report);
   md += render_system(report);
+  md += render_node_diagnosis(report);
   md += render_phase_tables(report);
   md += render_decode(report);
   md += render_serve(report);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <ostream>
 #include <sstream>
 #include <system_error>
 
@@ -110,6 +111,22 @@ PlotOutcome make_plots(const std::string& report_json, const std::string& out_di
     }
   }
   return outcome;
+}
+
+void run_tool_plot(const std::string& name, const char* env_var, const std::string& json_path,
+                   const std::string& out_dir, std::ostream& out) {
+  const std::string script = find_tool_script("", name, env_var);
+  if (script.empty()) {
+    out << fmt::format("plots: not made: tools/{} not found (set {})\n", name, env_var);
+    return;
+  }
+  const ProcessResult plot = run_process({plot_python(), script, json_path, "--out", out_dir});
+  if (plot.exit_code == kPlotScriptNoMatplotlib)
+    out << "plots: not made: " << plot.output << "  (on Debian: apt-get install python3-matplotlib)\n";
+  else if (plot.exit_code != 0)
+    out << fmt::format("plots: not made: {} exited with {}:\n{}", script, plot.exit_code, plot.output);
+  else
+    out << plot.output;
 }
 
 }  // namespace k25

@@ -2,6 +2,7 @@
 // wrote.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,11 @@ struct PlotOutcome {
 // script: the outcome says so.
 PlotOutcome make_plots(const std::string& report_json, const std::string& out_dir,
                        const std::string& script_option);
+
+// Runs tools/NAME (found as find_tool_script finds it, $ENV_VAR overriding) as `NAME JSON --out DIR` and
+// writes on `out` what it wrote, or why no plot was made: a missing script or matplotlib never fails the
+// command that asked (tools/plot-predict, tools/plot-doctor).
+void run_tool_plot(const std::string& name, const char* env_var, const std::string& json_path,
+                   const std::string& out_dir, std::ostream& out);
 
 }  // namespace k25

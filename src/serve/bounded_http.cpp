@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "common/redaction.hpp"
 #include "serve/curl_handles.hpp"
 
 namespace k25 {
@@ -38,7 +39,16 @@ HttpAnswer bounded_http(const ServeSpec& spec, const std::string& url, const std
   }
   answer.result = curl_easy_perform(easy.get());
   curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &answer.status);
-  answer.message = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(answer.result);
+  // What callers may quote in messages, notes and reports: without the key (should the server have echoed it)
+  // or a URL's user-info (libcurl's own messages).
+  const std::span<const std::string> key(&spec.api_key, 1);
+  answer.message =
+      redact_text(error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(answer.result), key);
+  // An error answer is quoted in notes and messages (a profiler's refusal): it may echo the request's
+  // Authorization header. A 2xx answer is data (JSON a caller parses) and keeps its form but for the key.
+  const bool error_answer = answer.status < 200 || answer.status >= 300;
+  if (error_answer || (!spec.api_key.empty() && answer.body.find(spec.api_key) != std::string::npos))
+    answer.body = redact_text(answer.body, key);
   return answer;
 }
 

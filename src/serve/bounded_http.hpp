@@ -13,8 +13,8 @@ namespace k25 {
 struct HttpAnswer {
   CURLcode result = CURLE_OK;
   long status = 0;      // 0: no HTTP answer
-  std::string body;     // its first 1 MiB
-  std::string message;  // libcurl's error text (or "No error")
+  std::string body;     // its first 1 MiB; without the key, and without any secret when not a 2xx answer
+  std::string message;  // libcurl's error text (or "No error"), without secrets (common/redaction.hpp)
 };
 
 // GET `url` when `post_body` is null, else POST it (empty: no body; else as application/json), with the

@@ -25,7 +25,7 @@ ProfileWindow run_profile_window(const ServeSpec& spec, const EngineIdentity& en
   window.started_unix_s = unix_now_s();
   const ProfilerAnswer start = start_profiler(spec, engine);
   if (!start.accepted) {
-    window.status = "refused";
+    window.status = ProfileWindowStatus::refused;
     window.message = profiler_refusal_line(engine, spec.profile_dir, start);
     window.stopped_unix_s = unix_now_s();
     return window;
@@ -48,17 +48,17 @@ ProfileWindow run_profile_window(const ServeSpec& spec, const EngineIdentity& en
         "profile C={}: /stop_profile was refused ({}); the files the profiler wrote are read all the same",
         concurrency, stop.text);
   if (batch.interrupted) {
-    window.status = "failed";
+    window.status = ProfileWindowStatus::failed;
     window.message = "profile: interrupted by a signal";
   } else {
-    window.status = "recorded";
+    window.status = ProfileWindowStatus::recorded;
   }
   return window;
 }
 
 void to_json(nlohmann::json& j, const ProfileWindow& w) {
   j = nlohmann::json{{"concurrency", w.concurrency},
-                     {"status", w.status},
+                     {"status", to_string(w.status)},
                      {"message", w.message},
                      {"requests", w.requests},
                      {"completed", w.completed},
@@ -71,7 +71,7 @@ void to_json(nlohmann::json& j, const ProfileWindow& w) {
 
 void from_json(const nlohmann::json& j, ProfileWindow& w) {
   w.concurrency = j.at("concurrency").get<int>();
-  w.status = j.value("status", "");
+  w.status = enum_from_name_or_throw<ProfileWindowStatus>("profile window status", j.value("status", ""));
   w.message = j.value("message", "");
   w.requests = j.value("requests", 0);
   w.completed = j.value("completed", 0);
@@ -87,6 +87,7 @@ void to_json(nlohmann::json& j, const ServeProfile& p) {
                      {"engine", p.engine},
                      {"engine_version", p.engine_version},
                      {"engine_source", p.engine_source},
+                     {"engine_conflict", p.engine_conflict},
                      {"profile_dir", p.profile_dir},
                      {"steps", p.steps},
                      {"refusal", p.refusal},
@@ -98,6 +99,7 @@ void from_json(const nlohmann::json& j, ServeProfile& p) {
   p.engine = j.value("engine", "");
   p.engine_version = j.value("engine_version", "");
   p.engine_source = j.value("engine_source", "");
+  p.engine_conflict = j.value("engine_conflict", "");
   p.profile_dir = j.value("profile_dir", "");
   p.steps = j.value("steps", 0);
   p.refusal = j.value("refusal", "");

@@ -35,6 +35,19 @@ std::optional<std::string> version_of(const HttpAnswer& answer) {
   return version->get<std::string>();
 }
 
+// "vLLM", "SGLang" as the projects write their names.
+const char* engine_title(ServeEngine engine) {
+  switch (engine) {
+    case ServeEngine::vllm:
+      return "vLLM";
+    case ServeEngine::sglang:
+      return "SGLang";
+    case ServeEngine::automatic:
+      break;
+  }
+  return "an engine not told";
+}
+
 std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
@@ -56,13 +69,22 @@ ProfilerAnswer profiler_answer(const HttpAnswer& http) {
 }  // namespace
 
 EngineIdentity identify_engine(const ServeSpec& spec) {
-  if (spec.engine != ServeEngine::automatic) return {spec.engine, "", "serve.engine"};
-  if (const auto version = version_of(http_call(spec, "/get_server_info", nullptr, 10)))
-    return {ServeEngine::sglang, *version, "GET /get_server_info"};
-  if (const auto version = version_of(http_call(spec, "/version", nullptr, 10)))
-    return {ServeEngine::vllm, *version, "GET /version"};
-  return {ServeEngine::automatic, "",
-          "neither GET /get_server_info nor GET /version answered with a version"};
+  EngineIdentity server{ServeEngine::automatic, "",
+                        "neither GET /get_server_info nor GET /version answered with a version", ""};
+  if (const auto sglang = version_of(http_call(spec, "/get_server_info", nullptr, 10)))
+    server = {ServeEngine::sglang, *sglang, "GET /get_server_info", ""};
+  else if (const auto vllm = version_of(http_call(spec, "/version", nullptr, 10)))
+    server = {ServeEngine::vllm, *vllm, "GET /version", ""};
+  if (spec.engine == ServeEngine::automatic) return server;
+  EngineIdentity given{spec.engine, "", "serve.engine", ""};
+  if (server.engine == spec.engine) {
+    given.version = server.version;
+  } else if (server.engine != ServeEngine::automatic) {
+    given.conflict =
+        fmt::format("the server answers {} as {} {}, not {} (serve.engine / --engine)", server.source,
+                    engine_title(server.engine), server.version, to_string(spec.engine));
+  }
+  return given;
 }
 
 ProfilerAnswer start_profiler(const ServeSpec& spec, const EngineIdentity& engine) {
@@ -116,12 +138,13 @@ std::string profiler_refusal_line(const EngineIdentity& engine, const std::strin
         dir);
   } else {
     what = fmt::format(
-        "the engine was not told (serve.engine / --engine); vLLM: restart it with {} (0.13 and later) or {} (before); SGLang: output_dir {} must be writable by the server",
+        "The engine was not told (serve.engine / --engine); vLLM: restart it with {} (0.13 and later) or {} (before); SGLang: output_dir {} must be writable by the server",
         config_option, env_option, dir);
   }
+  const std::string conflict = engine.conflict.empty() ? "" : fmt::format(" Mind that {}.", engine.conflict);
   return fmt::format(
-      "profile: the server refused /start_profile ({}); the serve phase went on without profiling. {}, and give k25comm --profile-dir {}. The replay needs no restart.",
-      answer.text, what, dir);
+      "profile: the server refused /start_profile ({}); the serve phase went on without profiling. {}, and give k25comm --profile-dir {}. The replay needs no restart.{}",
+      answer.text, what, dir, conflict);
 }
 
 }  // namespace k25

@@ -13,10 +13,14 @@ struct EngineIdentity {
   ServeEngine engine = ServeEngine::automatic;  // automatic: not told (neither engine's info route answered)
   std::string version;                          // as the server gave it; empty when unknown
   std::string source;                           // how it was told: "serve.engine", "GET /version", ...
+  // serve.engine given, and the server's info route says it is the other engine: what it said ("the server
+  // answers GET /get_server_info as SGLang 0.5.2, not vllm (serve.engine / --engine)"); empty otherwise.
+  std::string conflict;
 };
 
-// spec.engine when given; else SGLang when GET /get_server_info answers a JSON object with "version", vLLM
-// when GET /version does; else automatic. Each GET is bounded by the connect timeout plus 10 s.
+// What the server's info routes say: SGLang when GET /get_server_info answers a JSON object with "version",
+// vLLM when GET /version does; else automatic. spec.engine, when given, is the engine, and `conflict` says
+// where the server said otherwise. Each GET is bounded by the connect timeout plus 10 s.
 EngineIdentity identify_engine(const ServeSpec& spec);
 
 // One answer of the profiler: accepted (HTTP 200), or refused with the status and body, or not answered.

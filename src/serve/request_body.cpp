@@ -4,7 +4,10 @@
 #include <array>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "common/redaction.hpp"
 
 namespace k25 {
 
@@ -25,9 +28,23 @@ std::string generation_url(const ServeSpec& spec) {
 
 std::string not_found_hint(const ServeSpec& spec) {
   const ServeApi other = spec.api == ServeApi::chat ? ServeApi::completions : ServeApi::chat;
-  return " from POST " + generation_url(spec) +
+  return " from POST " + redact_url(generation_url(spec)) +
          ": the server has no such route; if it serves the other API, try --api " + to_string(other) +
          " (serve.api); else check --endpoint's base URL";
+}
+
+std::string credentials_hint(const ServeSpec& spec) {
+  if (!spec.api_key_env.empty())
+    return fmt::format(
+        "the bearer token sent was the value of {0} (serve.api_key: env:{0}); check that it is valid for this server",
+        spec.api_key_env);
+  if (!spec.api_key.empty())
+    return "the bearer token sent was --api-key's (serve.api_key); check that it is valid for this server";
+  return "no bearer token was sent: give one with --api-key env:NAME (serve.api_key), which reads it from the environment variable NAME";
+}
+
+std::string refused_credentials_hint(const ServeSpec& spec) {
+  return " from POST " + redact_url(generation_url(spec)) + ": " + credentials_hint(spec);
 }
 
 std::string approximate_prompt(int tokens, long long request_id) {

@@ -13,9 +13,17 @@ std::string endpoint_url(const std::string& base, const std::string& v1_path);
 std::string generation_url(const ServeSpec& spec);  // /v1/completions or /v1/chat/completions
 
 // What to add to an HTTP 404 answer to a generation request: the URL that was posted to and the other API to
-// try: " from POST http://h:8000/v1/completions: the server has no such route; if it serves the other API,
-// try --api chat (serve.api); else check --endpoint's base URL".
+// try (the URL without its user-info): " from POST http://h:8000/v1/completions: the server has no such
+// route; if it serves the other API, try --api chat (serve.api); else check --endpoint's base URL".
 std::string not_found_hint(const ServeSpec& spec);
+
+// What to check when the endpoint answers 401 or 403, by where the key came from (none, --api-key or
+// serve.api_key, env:NAME), naming no key: "the bearer token sent was the value of OPENAI_API_KEY
+// (serve.api_key: env:OPENAI_API_KEY); check that it is valid for this server".
+std::string credentials_hint(const ServeSpec& spec);
+
+// The end of a 401 or 403 request's message: " from POST URL (without user-info): " + credentials_hint.
+std::string refused_credentials_hint(const ServeSpec& spec);
 
 // A prompt of roughly `tokens` tokens, built without a tokenizer: common English words that are one token in
 // the usual BPE vocabularies, so the real count is within about 10 % for most models. It starts with the

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/interrupt.hpp"
+#include "common/redaction.hpp"
 #include "serve/level_metrics.hpp"
 #include "serve/profiler_client.hpp"
 #include "serve/streaming_client.hpp"
@@ -29,6 +30,7 @@ ServeProfile profile_header(const ServeSpec& spec, const EngineIdentity& engine)
   profile.engine = to_string(engine.engine);
   profile.engine_version = engine.version;
   profile.engine_source = engine.source;
+  profile.engine_conflict = engine.conflict;
   profile.profile_dir = spec.profile_dir;
   profile.steps = spec.profile_steps;
   return profile;
@@ -37,9 +39,10 @@ ServeProfile profile_header(const ServeSpec& spec, const EngineIdentity& engine)
 }  // namespace
 
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
-                            const ServeProgressSink& on_progress, const ProfileWindowSink& on_window) {
+                            const ServeProgressSink& on_progress, const ProfileWindowSink& on_window,
+                            const ProfileStartSink& on_profile_start) {
   ServeReport report;
-  report.endpoint = spec.endpoint;
+  report.endpoint = redact_url(spec.endpoint);  // recorded and printed without its user-info
   report.api = to_string(spec.api);
   report.model = spec.model;
   report.ttft_definition =
@@ -63,6 +66,7 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
   if (spec.profile.any()) {
     engine = identify_engine(spec);
     report.profile = profile_header(spec, engine);
+    if (on_profile_start) on_profile_start(report.profile);
   }
   std::uint64_t seed = 42;
   for (const int concurrency : spec.concurrency) {
@@ -110,7 +114,7 @@ ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_leve
     if (batch.interrupted) break;
     if (spec.profile.covers(concurrency) && report.profile.refusal.empty()) {
       ProfileWindow window = run_profile_window(spec, engine, client, concurrency);
-      if (window.status == "refused") report.profile.refusal = window.message;
+      if (window.status == ProfileWindowStatus::refused) report.profile.refusal = window.message;
       if (on_window) on_window(window);
       report.profile.windows.push_back(std::move(window));
     }

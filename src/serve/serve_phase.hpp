@@ -13,8 +13,13 @@ namespace k25 {
 // this one), `level` the one just measured.
 using ServeLevelSink = std::function<void(const ServeReport& header, const ServeLevel& level)>;
 
-// Journal callback for a profiled window, called as it ends (serve.profile).
+// Journal callback for a profiled window, called as it ends (serve.profile): the live profile reads the
+// window's files there, before the next level starts.
 using ProfileWindowSink = std::function<void(const ProfileWindow& window)>;
+
+// Called once with serve.profile, after the engine was told and before any request (what to say at the
+// start).
+using ProfileStartSink = std::function<void(const ServeProfile& profile)>;
 
 // Where a level's counted requests stand while it runs.
 struct LevelProgress {
@@ -38,6 +43,7 @@ using ServeProgressSink = std::function<void(const LevelProgress& progress)>;
 // its requests are never the level's); the first refusal stops profiling, never the phase.
 ServeReport run_serve_phase(const ServeSpec& spec, const ServeLevelSink& on_level,
                             const ServeProgressSink& on_progress = {},
-                            const ProfileWindowSink& on_window = {});
+                            const ProfileWindowSink& on_window = {},
+                            const ProfileStartSink& on_profile_start = {});
 
 }  // namespace k25

@@ -16,6 +16,7 @@
 
 #include "common/error.hpp"
 #include "common/interrupt.hpp"
+#include "common/redaction.hpp"
 #include "serve/request_body.hpp"
 #include "serve/streaming_response.hpp"
 
@@ -221,6 +222,11 @@ RequestRecord StreamingClient::complete(Transfer& transfer, int curl_result) {
   RequestRecord record = transfer.response->finish(end, now);
   transfer.response.reset();
   if (!record.ok && end.http_status == 404) record.error_message += not_found_hint(spec_);
+  if (!record.ok && (end.http_status == 401 || end.http_status == 403))
+    record.error_message += refused_credentials_hint(spec_);
+  // The message is recorded (error_examples) and printed: without the key, should the server have echoed it,
+  // and without a URL's user-info (curl's own messages).
+  record.error_message = redact_text(record.error_message, std::span(&spec_.api_key, 1));
   return record;
 }
 

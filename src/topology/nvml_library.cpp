@@ -31,6 +31,8 @@ struct NvmlLibrary::Api {
   NvmlReturn (*link_state)(NvmlDevice, unsigned, int*) = nullptr;  // nvmlEnableState_t: 1 = enabled
   NvmlReturn (*link_version)(NvmlDevice, unsigned, unsigned*) = nullptr;
   NvmlReturn (*compute)(NvmlDevice, int*, int*) = nullptr;
+  NvmlReturn (*cuda_driver)(int*) = nullptr;
+  NvmlReturn (*p2p_status)(NvmlDevice, NvmlDevice, int, int*) = nullptr;  // nvmlGpuP2PCapsIndex_t, status
 };
 
 namespace {
@@ -62,6 +64,8 @@ std::unique_ptr<NvmlLibrary> NvmlLibrary::open() {
   resolve(handle, "nvmlDeviceGetNvLinkState", api->link_state);
   resolve(handle, "nvmlDeviceGetNvLinkVersion", api->link_version);
   resolve(handle, "nvmlDeviceGetCudaComputeCapability", api->compute);
+  resolve(handle, "nvmlSystemGetCudaDriverVersion_v2", api->cuda_driver);
+  resolve(handle, "nvmlDeviceGetP2PStatus", api->p2p_status);
   if (api->init == nullptr || api->shutdown == nullptr || api->by_bus_id == nullptr ||
       api->init() != nvml_success) {
     dlclose(handle);
@@ -77,14 +81,43 @@ NvmlLibrary::~NvmlLibrary() {
   dlclose(handle_);
 }
 
-std::optional<NvmlGpu> NvmlLibrary::gpu(const std::string& bus_id) const {
+namespace {
+
+// The NVML handle of the GPU at `bus_id`, tried as given and in upper case; nullptr where NVML has none.
+NvmlDevice device_at(const NvmlLibrary::Api& api, const std::string& bus_id) {
   NvmlDevice device = nullptr;
-  if (api_->by_bus_id(bus_id.c_str(), &device) != nvml_success) {
-    std::string upper = bus_id;
-    std::transform(upper.begin(), upper.end(), upper.begin(),
-                   [](unsigned char c) { return std::toupper(c); });
-    if (api_->by_bus_id(upper.c_str(), &device) != nvml_success) return std::nullopt;
+  if (api.by_bus_id(bus_id.c_str(), &device) == nvml_success) return device;
+  std::string upper = bus_id;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  return api.by_bus_id(upper.c_str(), &device) == nvml_success ? device : nullptr;
+}
+
+}  // namespace
+
+std::string nvml_p2p_words(int status) {
+  switch (status) {
+    case 0:
+      return "OK";
+    case 1:
+      return "chipset not supported";
+    case 2:
+      return "GPU not supported";
+    case 3:
+      return "topology not supported";
+    case 4:
+      return "disabled by regkey";
+    case 5:
+      return "not supported";
+    case 6:
+      return "unknown";
+    default:
+      return {};
   }
+}
+
+std::optional<NvmlGpu> NvmlLibrary::gpu(const std::string& bus_id) const {
+  const NvmlDevice device = device_at(*api_, bus_id);
+  if (device == nullptr) return std::nullopt;
   NvmlGpu gpu;
   std::array<char, 96> text{};
   if (api_->name != nullptr &&
@@ -119,6 +152,30 @@ std::string NvmlLibrary::driver_version() const {
       api_->driver_version(text.data(), static_cast<unsigned>(text.size())) != nvml_success)
     return {};
   return text.data();
+}
+
+std::string NvmlLibrary::cuda_driver_version() const {
+  int version = 0;
+  if (api_->cuda_driver == nullptr || api_->cuda_driver(&version) != nvml_success || version <= 0) return {};
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::optional<NvmlP2p> NvmlLibrary::p2p(const std::string& bus_a, const std::string& bus_b) const {
+  const NvmlDevice a = device_at(*api_, bus_a);
+  const NvmlDevice b = device_at(*api_, bus_b);
+  if (a == nullptr || b == nullptr) return std::nullopt;
+  NvmlP2p status;
+  if (api_->p2p_status == nullptr) return status;
+  const auto ask = [&](int capability, int& out) {
+    int answer = -1;
+    if (api_->p2p_status(a, b, capability, &answer) == nvml_success && answer >= 0 && answer <= 6)
+      out = answer;
+  };
+  ask(0, status.read);  // NVML_P2P_CAPS_INDEX_READ
+  ask(1, status.write);
+  ask(2, status.nvlink);
+  ask(3, status.atomics);
+  return status;
 }
 
 }  // namespace k25

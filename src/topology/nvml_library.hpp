@@ -17,6 +17,16 @@ struct NvmlGpu {
   int compute_major = 0, compute_minor = 0;
 };
 
+// NVML's peer-to-peer status between two GPUs, one nvmlGpuP2PStatus_t per capability (0 OK, 1 chipset not
+// supported, 2 GPU not supported, 3 IOH topology not supported, 4 disabled by regkey, 5 not supported, 6
+// unknown); -1 where NVML did not answer.
+struct NvmlP2p {
+  int read = -1, write = -1, nvlink = -1, atomics = -1;
+};
+
+// nvidia-smi topo -p2p's words for an nvmlGpuP2PStatus_t: "OK", "chipset not supported", ...; "" for -1.
+std::string nvml_p2p_words(int status);
+
 class NvmlLibrary {
  public:
   // Loads and initializes NVML; nullptr where the library or nvmlInit_v2 is not available.
@@ -28,6 +38,10 @@ class NvmlLibrary {
   // The GPU at PCI bus id "0000:3b:00.0" (either case); nullopt where NVML does not find it.
   std::optional<NvmlGpu> gpu(const std::string& bus_id) const;
   std::string driver_version() const;  // empty where unknown
+  // nvmlSystemGetCudaDriverVersion_v2 as "12.8"; empty where unknown.
+  std::string cuda_driver_version() const;
+  // nvmlDeviceGetP2PStatus between the GPUs at two bus ids; nullopt where NVML finds either not.
+  std::optional<NvmlP2p> p2p(const std::string& bus_a, const std::string& bus_b) const;
 
   struct Api;  // resolved entry points (defined in the .cpp)
 

@@ -57,6 +57,7 @@ void to_json(nlohmann::json& j, const TopologyInfo& t) {
                      {"link_description", t.link_description}};
   j["link_limit_gbps"] = t.link_limit_gbps ? nlohmann::json(*t.link_limit_gbps) : nlohmann::json(nullptr);
   if (!t.nccl_version.empty()) j["nccl_version"] = t.nccl_version;
+  if (!t.nodes.empty()) j["nodes"] = t.nodes;
 }
 
 void from_json(const nlohmann::json& j, TopologyInfo& t) {
@@ -72,6 +73,7 @@ void from_json(const nlohmann::json& j, TopologyInfo& t) {
   if (j.contains("link_limit_gbps") && j["link_limit_gbps"].is_number())
     t.link_limit_gbps = j["link_limit_gbps"].get<double>();
   t.nccl_version = j.value("nccl_version", "");
+  t.nodes = j.value("nodes", std::vector<NodeFacts>{});
 }
 
 }  // namespace k25

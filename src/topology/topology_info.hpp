@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/node_facts.hpp"
+
 namespace k25 {
 
 struct GpuInfo {
@@ -40,6 +42,9 @@ struct TopologyInfo {
   std::optional<double> link_limit_gbps;  // per-direction limit of the slowest link in the run, GB/s
   std::string link_description;           // e.g. "PCIe Gen5 x16, 63 GB/s per direction"
   std::string nccl_version;               // runtime NCCL version where the nccl transport ran
+  // Doctor's facts of each host whose ranks drive GPUs (read by its node-local rank 0), with every rank's
+  // CPUs; empty where no GPU is visible (report.json then has no `nodes`).
+  std::vector<NodeFacts> nodes;
 };
 
 void to_json(nlohmann::json& j, const GpuInfo& g);

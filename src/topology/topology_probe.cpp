@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "topology/link_limits.hpp"
+#include "topology/node_probe.hpp"
 #include "topology/nvml_library.hpp"
 #include "topology/pcie_sysfs.hpp"
 #include "topology/topology_label.hpp"
@@ -81,8 +82,20 @@ TopologyInfo probe_topology(const RankContext& context, int device, const NcclBa
   std::vector<std::string> visible;
   std::string nccl_version;
   const GpuInfo mine = read_gpu_info(context, device, nccl, &peer_row, &visible, &nccl_version);
-  const std::string record =
-      nlohmann::json{{"gpu", mine}, {"visible", visible}, {"peers", peer_row}, {"nccl", nccl_version}}.dump();
+  nlohmann::json fields = {{"gpu", mine},
+                           {"visible", visible},
+                           {"peers", peer_row},
+                           {"nccl", nccl_version},
+                           {"cpus", this_process_cpus()}};
+  // One rank per host reads the host's node facts (doctor's): the PCI tree, ACS, IOMMU, NVML's P2P status.
+  if (context.local_rank() == 0) {
+    NodeProbeOptions probe;
+    probe.host = context.host();
+    NodeFacts node = read_node_facts(probe);
+    node.nccl_version = nccl_version;
+    fields["node"] = node;
+  }
+  const std::string record = fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
   // Gather the JSON records (variable length) on the coordinator.
   const int length = static_cast<int>(record.size());
@@ -111,14 +124,20 @@ TopologyInfo probe_topology(const RankContext& context, int device, const NcclBa
     GpuInfo gpu;
     std::vector<std::string> visible;  // bus ids of the devices this rank's process sees
     std::vector<int> peers;            // peer access to each of them
+    std::string cpus;                  // the CPUs the rank may run on
   };
   std::vector<Entry> entries;
   for (std::size_t r = 0; r < lengths.size(); ++r) {
     const auto j = nlohmann::json::parse(
         all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
     entries.push_back({j.at("gpu").get<GpuInfo>(), j.at("visible").get<std::vector<std::string>>(),
-                       j.at("peers").get<std::vector<int>>()});
+                       j.at("peers").get<std::vector<int>>(), j.value("cpus", "")});
+    if (j.contains("node")) info.nodes.push_back(j["node"].get<NodeFacts>());
   }
+  // Each host's node facts name the ranks on it, their GPUs and CPUs.
+  for (NodeFacts& node : info.nodes)
+    for (const Entry& entry : entries)
+      if (entry.gpu.host == node.host) node.ranks.push_back({entry.gpu.rank, entry.gpu.bus_id, entry.cpus});
   // Rank i reaches rank k's GPU directly where it is i's own GPU, or one i's process sees with peer access
   // (0 where k's GPU is not visible to i: unknown counts as no).
   const std::size_t n = entries.size();

@@ -20,10 +20,16 @@ LocalGpu no_gpu(const RankContext&, int) {
   return {};
 }
 
+P2pMeasurement no_measurement() {
+  P2pMeasurement measurement;
+  measurement.status = std::string("not built: ") + kNotBuilt;
+  return measurement;
+}
+
 }  // namespace
 
 const NcclBackend& absent_nccl_backend() {
-  static const NcclBackend absent{false, no_device, no_transport, no_gpu};
+  static const NcclBackend absent{false, no_device, no_transport, no_gpu, no_measurement};
   return absent;
 }
 

@@ -8,6 +8,7 @@
 #include "common/rank_context.hpp"
 #include "transport/device_placement.hpp"
 #include "transport/local_gpu.hpp"
+#include "transport/p2p_measurement.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_options.hpp"
 
@@ -24,6 +25,9 @@ struct NcclBackend {
                                      int device) = nullptr;
   // Not collective: what the CUDA runtime says about visible device `device` (present = false without one).
   LocalGpu (*read_local_gpu)(const RankContext& context, int device) = nullptr;
+  // Not collective, no MPI: copies between every ordered pair of the GPUs this process sees (doctor's
+  // matrix); status "no GPU visible" without one, "not built" for absent_nccl_backend().
+  P2pMeasurement (*measure_p2p)() = nullptr;
 };
 
 // The stand-in where k25comm was built without CUDA/NCCL: nothing built, no device (the problem says why), no

@@ -15,7 +15,7 @@ prefix=$work/prefix
 for config in "$source"/configs/*.yaml; do
   cmp -s "$config" "$prefix/share/k25comm/configs/$(basename "$config")" || fail "$(basename "$config") not installed"
 done
-for tool in plot-report plot-capture plot-predict; do
+for tool in plot-report plot-capture plot-predict plot-doctor; do
   [ -x "$prefix/share/k25comm/tools/$tool" ] || fail "no executable $prefix/share/k25comm/tools/$tool"
 done
 

@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "common/error.hpp"
 #include "predict/nccl_tests_reader.hpp"
 #include "predict_fuzz_base.hpp"
@@ -13,11 +11,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-    if (!doc.is_discarded() && k25::looks_like_nccl_tests_json(doc))
-      predict_and_render(k25::alt_from_nccl_tests_json(doc, "fuzz.json"));
+    k25::AltReadContext context;
+    context.base_ranks = 8;  // chooses among runs of several rank counts
+    if (k25::looks_like_nccl_tests_json(text))
+      predict_and_render(k25::alt_from_nccl_tests_json(text, "fuzz.json", context));
     else if (k25::looks_like_nccl_tests_text(text))
-      predict_and_render(k25::alt_from_nccl_tests_text(text, "fuzz.txt"));
+      predict_and_render(k25::alt_from_nccl_tests_text(text, "all_reduce_fuzz.txt", context));
   } catch (const k25::Error&) {
     // The documented answer to a file predict cannot read (exit 2). Anything else is a finding.
   }

@@ -1,5 +1,6 @@
-// The base the predict fuzz targets predict against: one decode level with an AllReduce and an AllToAllv of
-// known sizes, a join and an overlap, so that a fuzzed alternative reaches every branch of the model.
+// The base the predict fuzz targets predict against: one decode level with an AllReduce (its ops split into
+// wait and transfer) and an All-to-Allv without a join, of known sizes and an overlap, and a shape, so that a
+// fuzzed alternative reaches every branch of the model.
 #pragma once
 
 #include "predict/predict_document.hpp"
@@ -9,12 +10,30 @@ inline k25::BaseDocument predict_fuzz_base() {
   k25::BaseDocument base;
   base.path = "base.json";
   base.ranks = 2;
+  base.shape = "gap 20 us + 0 us per layer, skew < 60 us, seed 1";
   k25::BaseLevel level;
   level.batch = 1;
   level.step_us = 10000;
   level.step_p90_us = 11000;
-  level.kinds.push_back({"allreduce", "bf16", 14336, 100, 4000, 1000, 15.0, "fuzz"});
-  level.kinds.push_back({"alltoallv", "fp8", 1 << 20, 2, 300, 0, std::nullopt, ""});
+  k25::BaseKind reduce;
+  reduce.kind = "allreduce";
+  reduce.name = "AllReduce";
+  reduce.dtype = "bf16";
+  reduce.launch = "eager";
+  reduce.bytes = 14336;
+  reduce.ops_per_step = 100;
+  reduce.comm_us = 4000;
+  reduce.hidden_us = 1000;
+  reduce.join = k25::BaseJoin{15.0, 25.0, "fuzz"};
+  level.kinds.push_back(reduce);
+  k25::BaseKind dispatch;
+  dispatch.kind = "alltoallv";
+  dispatch.name = "dispatch";
+  dispatch.dtype = "fp8";
+  dispatch.bytes = 1 << 20;
+  dispatch.ops_per_step = 2;
+  dispatch.comm_us = 300;
+  level.kinds.push_back(dispatch);
   base.levels.push_back(level);
   return base;
 }

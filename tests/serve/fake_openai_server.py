@@ -23,14 +23,22 @@ sglang (start takes a JSON body: output_dir, num_steps, activities, ...; GET /ge
 answers 400 "Profiling is not enabled"); none (default): 404. On a stop, the rank trace files of the capture
 tests' Kineto writer (tests/capture: the smoke model's decode steps on 2 ranks) are written into the folder
 late and in pieces: --trace-delay-s before the first byte, each file in two writes --trace-piece-s apart
-(--trace-files: real traces instead).
+(--trace-files: real traces instead), in rank order or reversed (--trace-order); --trace-late-stop N holds the
+first file of stop N back until the next /start_profile (it lands while the next window runs), and
+--trace-skip-stop N writes no file for stop N. Each file's timestamps are shifted (its baseTimeNanoseconds)
+so that its events lie inside the window that wrote it, as a real profiler's do: from 10 ms after the start
+arrived, and the stop is answered no earlier than the events' span after the start.
 Requests that arrive while the profiler runs are marked "profiling" in /stats.
+--require-key KEY: every route but /stats and /reset answers 401 unless the request carries "Authorization: Bearer
+KEY" (the body names the token it got, as OpenAI's "Incorrect API key provided"); /stats counts both under "auth".
 Prints "PORT <n>" on stdout once listening (--port 0 picks a free port).
 """
 import argparse
 import asyncio
+import gzip
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -79,6 +87,11 @@ class State:
         self.stops = 0
         self.traces_written = 0  # trace files written whole
         self.writers = []  # trace-writing tasks, kept alive until they end
+        self.required_key = ""  # --require-key: the bearer token every route but /stats and /reset needs
+        self.auth = {"accepted": 0, "rejected": 0}  # requests that carried it, and those that did not
+        self.sources = []  # the trace files a stop writes: TraceSource, read once
+        self.started_at = None  # wall clock (s) of the running window's /start_profile
+        self.held = []  # (folder, stop number, name, bytes): files held back until the next start
 
 
 def parse_options(path, defaults):
@@ -230,7 +243,7 @@ def rank_trace_bytes():
 
 
 def given_trace_bytes(paths):
-    """Real traces (../shared/traces), copied as they are."""
+    """Real traces (../shared/traces), as they are."""
     files = []
     for path in paths:
         with open(path, "rb") as f:
@@ -238,11 +251,42 @@ def given_trace_bytes(paths):
     return files
 
 
-async def write_traces_late(state, folder, stop_number):
-    """Each rank's file after the delay, in two writes: a reader that reads it early sees a cut gzip stream."""
+BASE_TIME = re.compile(rb'"baseTimeNanoseconds"\s*:\s*(\d+)')
+
+
+class TraceSource:
+    """One Kineto trace a stop writes: its JSON text, whether it is gzip, its base time and its events' span."""
+
+    def __init__(self, name, data):
+        self.name = name
+        self.gzip = data[:2] == b"\x1f\x8b"
+        self.text = gzip.decompress(data) if self.gzip else data
+        base = BASE_TIME.search(self.text)
+        if base is None:
+            raise SystemExit(f"{name}: no baseTimeNanoseconds: its times cannot be shifted into a window")
+        self.base_ns = int(base.group(1))
+        events = [e for e in json.loads(self.text)["traceEvents"] if "ts" in e]
+        self.first_ns = min(round(float(e["ts"]) * 1000) for e in events)
+        self.last_ns = max(round((float(e["ts"]) + float(e.get("dur", 0))) * 1000) for e in events)
+
+    def span_s(self):
+        return (self.last_ns - self.first_ns) / 1e9
+
+    def shifted(self, first_unix_s):
+        """Its bytes with baseTimeNanoseconds moved so that its first event is at `first_unix_s`."""
+        base = self.base_ns + round(first_unix_s * 1e9) - (self.base_ns + self.first_ns)
+        text = BASE_TIME.sub(b'"baseTimeNanoseconds": %d' % base, self.text, count=1)
+        return gzip.compress(text, 1) if self.gzip else text
+
+
+def trace_sources(given):
+    return [TraceSource(name, data) for name, data in (given_trace_bytes(given) if given else rank_trace_bytes())]
+
+
+async def write_files_late(state, folder, stop_number, files):
+    """Each file after the delay, in two writes: a reader that reads it early sees a cut gzip stream."""
     await asyncio.sleep(state.profiler["delay_s"])
-    given = state.profiler["files"]
-    for name, data in given_trace_bytes(given) if given else rank_trace_bytes():
+    for name, data in files:
         path = os.path.join(folder, f"stop{stop_number}-{name}")
         half = len(data) // 2
         with open(path, "wb") as f:
@@ -253,7 +297,30 @@ async def write_traces_late(state, folder, stop_number):
         state.traces_written += 1
 
 
-def profiler_answer(state, method, route, body):
+def write_traces_late(state, folder, stop_number):
+    """The files of this stop (its events inside the window that just ended), late, in pieces, in the order
+    asked; a file held back waits for the next start; a skipped stop writes none."""
+    if stop_number == state.profiler["skip_stop"]:
+        return
+    first = (state.started_at or time.time()) + 0.01
+    files = [(source.name, source.shifted(first)) for source in state.sources]
+    if state.profiler["order"] == "reverse":
+        files.reverse()
+    if stop_number == state.profiler["late_stop"] and files:
+        state.held.append((folder, stop_number, files[0]))
+        files = files[1:]
+    state.writers.append(asyncio.get_running_loop().create_task(write_files_late(state, folder, stop_number, files)))
+
+
+def release_held_files(state):
+    """At a start: the files held back from an earlier stop are written now (they land in this window)."""
+    for folder, stop_number, file in state.held:
+        state.writers.append(asyncio.get_running_loop().create_task(
+            write_files_late(state, folder, stop_number, [file])))
+    state.held = []
+
+
+async def profiler_answer(state, method, route, body):
     """The answer to a profiler or engine-info route, or None when `route` is not one."""
     flavour, folder = state.profiler["flavour"], state.profiler["dir"]
     not_found = plain_response(404, "Not Found", {"detail": "Not Found"})
@@ -274,24 +341,27 @@ def profiler_answer(state, method, route, body):
     if flavour == "sglang" and route == "/start_profile":
         folder = json.loads(body or b"{}").get("output_dir") or folder
         state.profiler["active_dir"] = folder
+        if folder:
+            os.makedirs(folder, exist_ok=True)  # as SGLang makes its output_dir when profiling starts
     call["status"] = 200
-    if route == "/stop_profile" and state.profiler["stop_refused"]:  # as SGLang once num_steps stopped it
-        call["status"] = 500
-        state.profiling = False
-        state.stops += 1
-        target = state.profiler.get("active_dir") or folder
-        state.writers.append(asyncio.get_running_loop().create_task(write_traces_late(state, target, state.stops)))
-        return plain_response(500, "Internal Server Error",
-                              {"error": {"message": "Profiling is not in progress. Call /start_profile first."}})
     if route == "/start_profile":
         state.profiling = True
-    else:
-        state.profiling = False
-        state.stops += 1
-        target = state.profiler.get("active_dir") or folder
-        state.writers.append(asyncio.get_running_loop().create_task(write_traces_late(state, target, state.stops)))
-    head = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
-    return head
+        state.started_at = time.time()
+        release_held_files(state)
+        return b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
+    # The stop: no earlier than the traces' events fit in the window (a profiler records while it runs).
+    if state.started_at is not None:
+        span = max((source.span_s() for source in state.sources), default=0)
+        await asyncio.sleep(max(0.0, state.started_at + 0.01 + span + 0.01 - time.time()))
+    state.profiling = False
+    state.stops += 1
+    write_traces_late(state, state.profiler.get("active_dir") or folder, state.stops)
+    state.started_at = None
+    if state.profiler["stop_refused"]:  # as SGLang once num_steps stopped it
+        call["status"] = 500
+        return plain_response(500, "Internal Server Error",
+                              {"error": {"message": "Profiling is not in progress. Call /start_profile first."}})
+    return b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n"
 
 
 async def handle(state, reader, writer):
@@ -305,6 +375,17 @@ async def handle(state, reader, writer):
             loop = asyncio.get_running_loop()
             t0 = loop.time()
             options, route = parse_options(path, state.defaults)
+            if state.required_key and route not in ("/stats", "/reset"):
+                presented = headers.get("authorization", "")
+                if presented != "Bearer " + state.required_key:
+                    state.auth["rejected"] += 1
+                    token = presented.split(" ", 1)[1] if " " in presented else presented
+                    message = f"Incorrect API key provided: {token}" if token else "No API key provided"
+                    writer.write(plain_response(401, "Unauthorized", {"error": {
+                        "message": message, "type": "invalid_request_error", "code": "invalid_api_key"}}))
+                    await writer.drain()
+                    continue
+                state.auth["accepted"] += 1
             if method == "GET" and route == "/v1/models":
                 writer.write(plain_response(200, "OK", {"object": "list",
                                                         "data": [{"id": "fake-model", "object": "model"}]}))
@@ -314,16 +395,18 @@ async def handle(state, reader, writer):
                 writer.write(plain_response(200, "OK", {"requests": state.records,
                                                         "connections": state.connections,
                                                         "profile_calls": state.profile_calls,
-                                                        "traces_written": state.traces_written}))
+                                                        "traces_written": state.traces_written,
+                                                        "auth": state.auth}))
                 await writer.drain()
                 continue
             if method == "POST" and route == "/reset":
                 state.records.clear()
                 state.connections = 0
+                state.auth = {"accepted": 0, "rejected": 0}
                 writer.write(plain_response(200, "OK", {"ok": True}))
                 await writer.drain()
                 continue
-            answer = profiler_answer(state, method, route, body) if method in ("GET", "POST") else None
+            answer = await profiler_answer(state, method, route, body) if method in ("GET", "POST") else None
             if answer is not None:
                 writer.write(answer)
                 await writer.drain()
@@ -405,13 +488,26 @@ async def main():
     parser.add_argument("--trace-piece-s", type=float, default=0.3, help="seconds between a trace file's two writes")
     parser.add_argument("--stop-refused", action="store_true",
                         help="answer /stop_profile with 500 (as SGLang after num_steps); the traces follow all the same")
+    parser.add_argument("--require-key", default="", metavar="KEY",
+                        help="answer 401 to any request without 'Authorization: Bearer KEY' (but /stats and /reset); "
+                             "GET /stats counts accepted and rejected requests under 'auth'")
     parser.add_argument("--trace-files", default="",
                         help="comma-separated trace files written on a stop instead of the Kineto writer's (real ones)")
+    parser.add_argument("--trace-order", default="forward", choices=["forward", "reverse"],
+                        help="the order a stop writes its files in: by rank, or the last rank's first")
+    parser.add_argument("--trace-late-stop", type=int, default=0, metavar="N",
+                        help="stop N's first file is written only at the next /start_profile (0: none)")
+    parser.add_argument("--trace-skip-stop", type=int, default=0, metavar="N",
+                        help="stop N writes no file: that window's files never come (0: none)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
+    state.required_key = args.require_key
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
                       "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused,
-                      "files": [p for p in args.trace_files.split(",") if p]}
+                      "files": [p for p in args.trace_files.split(",") if p], "order": args.trace_order,
+                      "late_stop": args.trace_late_stop, "skip_stop": args.trace_skip_stop}
+    if args.profiler != "none":
+        state.sources = trace_sources(state.profiler["files"])
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)
     port = server.sockets[0].getsockname()[1]
     print(f"PORT {port}", flush=True)

@@ -474,11 +474,11 @@ class EndpointTests(unittest.TestCase):
         self.assertEqual(result["serve"]["levels"], [])
 
 
-def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180, phases="serve"):
+def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180, phases="serve", k25comm=None):
     """k25comm's serve phase (alone by default) under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest);
-    endpoint None leaves --endpoint out."""
+    endpoint None leaves --endpoint out; `k25comm` another binary than K25COMM."""
     command = [os.environ.get("K25_MPIRUN", "mpirun"), "-np", str(ranks), "--oversubscribe",
-               os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", phases,
+               k25comm or os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", phases,
                *(["--endpoint", endpoint] if endpoint is not None else []), "--out", out_dir, *flags]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
@@ -730,8 +730,8 @@ def run_capture(out_dir, *inputs, timeout=120):
         return json.load(f)
 
 
-class ProfileTests(unittest.TestCase):
-    """--profile: the engine's profiler around a window of each level (fake vLLM, SGLang and refusing servers)."""
+class ProfileTestCase(unittest.TestCase):
+    """A folder of its own per test, fake servers stopped at the end, and what the profile tests share."""
 
     def setUp(self):
         self.work = os.path.join(os.getcwd(), "profile-tests", self.id().rsplit(".", 1)[-1])
@@ -759,6 +759,40 @@ class ProfileTests(unittest.TestCase):
     def assert_levels_untouched(self, report, server):
         for level in report["serve"]["levels"]:
             self.assertEqual((level["requests"], level["completed"], level["failed"]), (4, 4, 0), level)
+
+    def assert_level_is_its_folders_capture(self, level, name):
+        """The level's figures equal `k25comm capture` of its own folder OUT/live-profile/cC (its decode group)."""
+        folder = os.path.join(self.work, "out", "live-profile", f"c{level['concurrency']}")
+        self.assertEqual(level["capture_command"], f"k25comm capture {folder} --model {os.environ['K25_SMOKE_CONFIG']}")
+        self.assertEqual(sorted(os.path.realpath(os.path.join(folder, f)) for f in os.listdir(folder)),
+                         sorted(os.path.realpath(f) for f in level["files"]))
+        capture = run_capture(os.path.join(self.work, "capture-" + name), folder)
+        [group] = [g for g in capture["trace"]["groups"]
+                   if g["rank"] is None and g["batch"] == level["batch"] and g["phase"] in level["step"]]
+        self.assertEqual((level["steps"], level["wall_us"], level["gpu_busy_us"], level["comm_merged_us"],
+                          level["comm_exposed_us"]),
+                         (group["steps"], group["wall_us"]["p50"], group["busy_us"]["p50"],
+                          group["comm_merged_us"]["p50"], group["comm_exposed_us"]["p50"]))
+        self.assertEqual([(k["kind"], k["ops_per_step"], k["merged_us"]) for k in level["kinds"]],
+                         [(k["kind"], k["ops_per_step"], k["merged_us"]["p50"]) for k in group["kinds"]])
+        self.assertEqual([(c["class"], c["merged_us"]) for c in level["classes"]],
+                         [(c["class"], c["merged_us"]["p50"]) for c in group["classes"]])
+        return capture
+
+    def run_three_levels(self, server, *flags, timeout=240):
+        done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1,4,16", "--requests", "4",
+                           "--max-tokens", "4", "--profile", "--profile-dir", self.traces, *flags, timeout=timeout)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(os.path.join(self.work, "out", "report.json")) as f:
+            report = json.load(f)
+        self.assertEqual([w["status"] for w in report["serve"]["profile"]["windows"]], ["recorded"] * 3)
+        self.assertEqual([level["concurrency"] for level in report["live_profile"]["levels"]], [1, 4, 16])
+        return done, report
+
+
+class ProfileTests(ProfileTestCase):
+    """--profile: the engine's profiler around a window of each level (fake vLLM, SGLang and refusing servers):
+    refusals, the window's requests counted apart, one level's live step, what is said at the start."""
 
     def test_vllm_404_goes_on_and_says_the_restart_option(self):
         server = self.server("--profiler", "vllm")  # started without a profile folder: the routes answer 404
@@ -836,24 +870,6 @@ class ProfileTests(unittest.TestCase):
         self.assertTrue(any(h.startswith("live profile at C=2: communication ") for h in report["headline"]),
                         report["headline"])
 
-    def test_a_real_trace_missing_ranks_is_read_after_the_wait_with_a_note(self):
-        real = os.path.join(os.environ.get("K25_REAL_TRACES", ""), "vllm-b200-tp8-rank0-eager.json.gz")
-        if not os.path.isfile(real):
-            self.skipTest(f"{real} is absent (../shared/traces beside the checkout)")
-        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-files", real)
-        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--profile-wait", "10")
-        [level] = report["live_profile"]["levels"]
-        self.assertEqual(level["status"], "read", level)
-        self.assertEqual(level["note"], "read 1 of 8 ranks' files (the others did not appear in time)")
-        capture = run_capture(os.path.join(self.work, "capture"), os.path.join(self.work, "out", "live-profile", "c1"))
-        [group] = [g for g in capture["trace"]["groups"] if g["rank"] is None and g["phase"] in level["step"]]
-        self.assertEqual((level["steps"], level["wall_us"], level["comm_merged_us"], level["gpu_busy_us"]),
-                         (group["steps"], group["wall_us"]["p50"], group["comm_merged_us"]["p50"],
-                          group["busy_us"]["p50"]))
-        self.assertEqual([(k["kind"], k["merged_us"]) for k in level["kinds"]],
-                         [(k["kind"], k["merged_us"]["p50"]) for k in group["kinds"]])
-        self.assertIn("profile C=1: read 1 of 8 ranks' files", " ".join(report["run"]["notes"]))
-
     def test_files_that_never_complete_are_a_note_never_a_failed_run(self):
         # The second half of each file would come 60 s later: the wait (2 s) ends first.
         server = self.server("--profiler", "sglang", "--trace-delay-s", "0", "--trace-piece-s", "60")
@@ -877,9 +893,12 @@ class ProfileTests(unittest.TestCase):
         self.assertEqual(report["serve"]["profile"]["windows"][0]["status"], "recorded")
         [level] = report["live_profile"]["levels"]
         self.assertEqual(level["status"], "unread")
-        command = f"k25comm capture {missing} --model {os.environ['K25_SMOKE_CONFIG']}"
+        # Never a capture of the folder that is not here: DIR, the folder as the server's host sees it.
+        command = f"k25comm capture DIR --model {os.environ['K25_SMOKE_CONFIG']}"
         self.assertEqual(level["capture_command"], command)
+        self.assertIn(f"# live step C=1: unread: the profile folder {missing} does not exist on this host", done.stdout)
         self.assertIn(command, done.stdout)
+        self.assertIn(f"# profile: the profile folder {missing} does not exist here", done.stdout)
         self.assert_levels_untouched(report, server)
         # The server's files, read later where they are, and joined to the run's report.
         deadline = time.monotonic() + 30
@@ -901,6 +920,143 @@ class ProfileTests(unittest.TestCase):
                                capture_output=True, text=True, timeout=120)
         self.assertEqual(wrong.returncode, 2, wrong.stdout + wrong.stderr)
         self.assertIn(f"--capture 8:{self.traces}: the report has no profiled window at concurrency 8", wrong.stderr)
+
+    def test_mistakes_are_said_at_the_start(self):
+        server = self.server("--profiler", "sglang", "--profile-dir", self.traces)
+        out = os.path.join(self.work, "out")
+        # A profiled level that is not run: refused before any request.
+        done = run_k25comm(out, server.url, "--concurrency", "1,4", "--profile", "8", "--profile-dir", self.traces)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertIn("serve.profile (--profile) names concurrency 8, which this run does not run "
+                      "(serve.concurrency / --concurrency: 1, 4): profile levels that run, or add 8 to --concurrency",
+                      done.stderr)
+        # A profile folder that is a file.
+        not_a_folder = os.path.join(self.work, "file")
+        with open(not_a_folder, "w") as f:
+            f.write("x")
+        done = run_k25comm(out, server.url, "--concurrency", "1", "--profile", "--profile-dir", not_a_folder)
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertIn(f"--profile-dir {not_a_folder}: not a folder", done.stderr)
+        self.assertEqual(server.stats()["requests"], [])
+        # --engine vllm against a server that says it is SGLang: said with what it answered, first.
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces, "--engine", "vllm",
+                                         "--profile-settle", "1")
+        line = ("profile: the server answers GET /get_server_info as SGLang 0.5.2, not vllm "
+                "(serve.engine / --engine)")
+        self.assertIn(line, report["run"]["notes"])
+        lines = done.stdout.splitlines()
+        self.assertLess(lines.index("# " + line), min(i for i, l in enumerate(lines) if l.startswith("# serve C=1: ")))
+        self.assertEqual(report["serve"]["profile"]["engine_conflict"], line[len("profile: "):])
+        # A folder that is not here yet is said at the start; SGLang makes its output_dir, and then it is read.
+        missing = os.path.join(self.work, "not-yet")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", missing, "--engine", "sglang")
+        self.assertIn(f"# profile: the profile folder {missing} does not exist here: give it as this host sees it "
+                      "(the same host, or a shared file system), unless the server makes it", done.stdout)
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual((level["status"], level["comm_merged_us"]), ("read", 19.0), level)
+
+
+class LiveProfileTests(ProfileTestCase):
+    """--profile over several levels: each window reads its own files (late, in pieces, reversed, one landing in
+    the next window, one window's never coming), the wait ends when the files do, the capture's refusals, and
+    links that fail."""
+
+    def test_sglang_three_levels_each_read_its_own_window(self):
+        # The fixture's 2 ranks per window (its events shifted into the window that wrote them), each file late
+        # and in two writes, rank 1's first; window 1's first file (rank 1's) held back until window 2 starts,
+        # so it lands while window 2 runs; window 3 writes nothing.
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0.3", "--trace-piece-s", "0.3",
+                             "--trace-order", "reverse", "--trace-late-stop", "1", "--trace-skip-stop", "3")
+        # Settle 5 s: a loaded machine may pause the server between two files of one window for a second or more.
+        done, report = self.run_three_levels(server, "--profile-settle", "5", "--profile-wait", "20")
+        one, four, sixteen = report["live_profile"]["levels"]
+        # C=1 was read with rank 0 (1 of 2) when its wait settled, and again with rank 1 when that came.
+        self.assertEqual((one["status"], len(one["files"])), ("read", 2), one)
+        late = os.path.join(self.traces, "stop1-sglang-1767225601-TP-1.trace.json.gz")
+        self.assertEqual(one["note"], f"{late} came after this window's wait ended and was read during C=4's")
+        self.assertEqual((four["status"], four["note"], len(four["files"])), ("read", "", 2), four)
+        self.assertTrue(all(os.path.basename(f).startswith("stop2-") for f in four["files"]), four["files"])
+        self.assertEqual(sixteen["status"], "failed", sixteen)
+        self.assertEqual(sixteen["note"],
+                         "no trace file appeared in the profile folder within 20 s (serve.profile_wait_s)")
+        for level in (one, four):
+            capture = self.assert_level_is_its_folders_capture(level, f"c{level['concurrency']}")
+            self.assertEqual(len(capture["trace"]["ranks"]), 2)
+            # By hand (make_trace_fixtures.sglang_c10d_tp2): 8 AllReduces of 2 us and an AllGather of 3 us a step.
+            self.assertEqual((level["comm_merged_us"], level["gpu_busy_us"]), (19.0, 35.0))
+        notes = [n for n in report["run"]["notes"] if n.startswith("profile C=")]
+        self.assertEqual(notes, [f"profile C=1: {one['note']}", f"profile C=16: {sixteen['note']}"])
+        with open(os.path.join(self.work, "out", "journal.jsonl")) as f:
+            steps = [json.loads(line)["level"]["concurrency"] for line in f if '"type":"live_step"' in line]
+        self.assertEqual(steps, [1, 4, 1, 16])  # C=1 journaled when read, again when its late file came in C=4's
+        self.assertIn("# live step C=16: failed: no trace file appeared", done.stdout)
+
+    def test_vllm_three_levels_of_a_real_rank_0_of_8(self):
+        # The real trace (TraceLens' B200 rank 0 of TP 8, ../shared/traces), its timestamps shifted into the window
+        # that wrote it: each window has 1 of 8 ranks' files, so each wait ends the settle time after it.
+        real = os.path.join(os.environ.get("K25_REAL_TRACES", ""), "vllm-b200-tp8-rank0-eager.json.gz")
+        if not os.path.isfile(real):
+            self.skipTest(f"{real} is absent (../shared/traces beside the checkout)")
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-files", real)
+        done, report = self.run_three_levels(server, "--profile-settle", "1", "--profile-wait", "120")
+        for level in report["live_profile"]["levels"]:
+            self.assertEqual(level["status"], "read", level)
+            self.assertEqual(level["note"],
+                             "read 1 of 8 ranks' files (no more came within 1 s (serve.profile_settle_s) of the last)")
+            [path] = level["files"]
+            self.assertTrue(os.path.basename(path).startswith(
+                f"stop{[1, 4, 16].index(level['concurrency']) + 1}-"), path)
+            self.assert_level_is_its_folders_capture(level, f"c{level['concurrency']}")
+            # ../shared/traces/README.md: merged communication 2,141.5 us (to 0.1 us) in the file's one step.
+            self.assertAlmostEqual(level["comm_merged_us"], 2141.5, delta=0.05)
+        self.assertIn("profile C=16: read 1 of 8 ranks' files", " ".join(report["run"]["notes"]))
+
+    def test_no_kernel_class_table_is_the_captures_refusal(self):
+        # A k25comm outside the source tree, run where there is no data/: the shipped table is nowhere.
+        bin_dir = os.path.join(self.work, "bin")
+        os.makedirs(bin_dir)
+        k25comm = os.path.join(bin_dir, "k25comm")
+        subprocess.run(["cp", os.environ["K25COMM"], k25comm], check=True)
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0", "--trace-piece-s", "0")
+        done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1", "--requests", "2",
+                           "--max-tokens", "4", "--profile", "--profile-dir", self.traces, "--profile-settle", "1",
+                           k25comm=k25comm)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(os.path.join(self.work, "out", "report.json")) as f:
+            [level] = json.load(f)["live_profile"]["levels"]
+        refusal = ("the kernel-class table data/kernel-classes.yaml was not found (in the working directory, beside "
+                   "k25comm or under its install prefix): give --kernel-classes FILE")
+        self.assertEqual((level["status"], level["note"]),
+                         ("failed", "k25comm capture refuses the window's files: " + refusal), level)
+        capture = subprocess.run([k25comm, "capture", self.traces, "--no-plots", "--out",
+                                  os.path.join(self.work, "capture")], capture_output=True, text=True, timeout=120)
+        self.assertEqual(capture.returncode, 2, capture.stdout + capture.stderr)
+        self.assertIn(refusal, capture.stderr)
+        # --kernel-classes gives the live profile the table, as it gives the capture.
+        done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1", "--requests", "2",
+                           "--max-tokens", "4", "--profile", "--profile-dir", self.traces, "--profile-settle", "1",
+                           "--kernel-classes", os.path.join(HERE, "..", "..", "data", "kernel-classes.yaml"),
+                           k25comm=k25comm)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(os.path.join(self.work, "out", "report.json")) as f:
+            [level] = json.load(f)["live_profile"]["levels"]
+        self.assertEqual((level["status"], level["comm_merged_us"]), ("read", 19.0), level)
+
+    def test_links_that_fail_still_write_the_report(self):
+        # A file where the link folder OUT/live-profile would be: no link can be made there.
+        os.makedirs(os.path.join(self.work, "out"))
+        with open(os.path.join(self.work, "out", "live-profile"), "w") as f:
+            f.write("not a folder")
+        server = self.server("--profiler", "sglang", "--trace-delay-s", "0", "--trace-piece-s", "0")
+        done, report = self.run_profiled(server, "--profile", "1", "--profile-dir", self.traces)
+        [level] = report["live_profile"]["levels"]
+        self.assertEqual(level["status"], "read", level)
+        self.assertRegex(level["note"], r"^the files could not be linked under .*/out/live-profile/c1 \(.+\): "
+                                        r"the capture command names them one by one$")
+        self.assertEqual(level["capture_command"],
+                         f"k25comm capture {' '.join(level['files'])} --model {os.environ['K25_SMOKE_CONFIG']}")
+        self.assertEqual((level["comm_merged_us"], level["gpu_busy_us"]), (19.0, 35.0))
+        self.assertTrue(os.path.isfile(os.path.join(self.work, "out", "report.md")))
 
 
 if __name__ == "__main__":

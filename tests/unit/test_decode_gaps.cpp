@@ -83,3 +83,49 @@ TEST_CASE("gaps become the ops' busy_before_us; a gap list of the wrong length i
   options.gaps_us.pop_back();
   CHECK_THROWS_WITH(burst_for_rank(phase, 0, options), Catch::Contains("5 decode gaps for the 6 ops"));
 }
+
+TEST_CASE(
+    "gaps from a capture: the captured gap before every op, each rank's arrival from its own distribution",
+    "[plan][decode]") {
+  DecodeGapSpec spec;
+  spec.gap_us = 999;  // the captured shape replaces the configured gaps
+  spec.skew_us = 999;
+  CapturedShape one;
+  one.kind = CollectiveKind::allreduce;
+  one.batch = 1;
+  one.gap_us = 40;
+  one.rank_arrival_us = {Stats{0, 0, 0, 0, 0, 0}, Stats{10, 20, 30, 35, 40, 22}};
+  CapturedShape sixteen = one;
+  sixteen.batch = 16;
+  sixteen.gap_us = 90;
+  spec.captured = {one, sixteen};
+  const PhasePlan phase = allreduce_phase();  // 16 tokens: the batch-16 shape
+  REQUIRE(captured_shape_for(phase, spec) != nullptr);
+  CHECK(captured_shape_for(phase, spec)->batch == 16);
+  CHECK(decode_gaps_us(phase, 0, spec) == std::vector<double>(6, 90.0));  // rank 0 always arrived first
+  for (const double gap : decode_gaps_us(phase, 1, spec)) {               // rank 1: 10 .. 40 us behind
+    CHECK(gap >= 100.0);
+    CHECK(gap <= 130.0);
+  }
+  CHECK(decode_gaps_us(phase, 3, spec) != decode_gaps_us(phase, 1, spec));  // rank 3 draws its own
+  for (const double gap : decode_gaps_us(phase, 3, spec)) CHECK(gap >= 100.0);  // 3 mod 2: rank 1's arrivals
+  CHECK(configured_gaps_us(phase, spec) == 6 * 90.0);
+  // The quantiles joined by straight lines.
+  const Stats arrival{10, 20, 30, 35, 40, 22};
+  CHECK(stats_quantile(arrival, 0) == 10);
+  CHECK(stats_quantile(arrival, 0.25) == 15);
+  CHECK(stats_quantile(arrival, 0.5) == 20);
+  CHECK(stats_quantile(arrival, 0.7) == Approx(25));
+  CHECK(stats_quantile(arrival, 0.995) == Approx(37.5));
+  // The key: the same for the same shapes whatever the seed; another figure, another key.
+  DecodeGapSpec reseeded = spec;
+  reseeded.seed = 9;
+  CHECK(shape_key(reseeded) == shape_key(spec));
+  reseeded.captured[0].rank_arrival_us[1].p90 = 31;
+  CHECK(shape_key(reseeded) != shape_key(spec));
+  CHECK_THAT(
+      shape_key(spec),
+      Catch::StartsWith(
+          "captured: AllReduce batch 1 gap 40.0 us, 2 ranks' arrivals; AllReduce batch 16 gap 90.0 us, 2 ranks' arrivals (#"));
+  CHECK(shape_key(DecodeGapSpec{}) == "gap 0 us + 0 us per layer, skew < 0 us, seed 1");
+}

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "capture/model/capture_result.hpp"
+#include "capture/model/capture_rules.hpp"
 #include "capture/model/inspector_record.hpp"
 #include "config/run_config.hpp"
 
@@ -14,7 +15,8 @@ namespace k25 {
 
 struct CaptureSettings {
   std::optional<CaptureModel> model;
-  double prefill_factor = 4.0;        // prefill: steps above a jump of this x between step sizes (StepHints)
+  double prefill_factor = CaptureRules::kDefaultPrefillFactor;  // prefill: steps above a jump of this x
+                                                                // between step sizes (StepHints)
   std::optional<int> prefill_tokens;  // instead: steps above this many tokens (needs a model)
   // Communicators built from a profiler trace, whose records carry the trace's steps: id -> the method that
   // found them (StepHints::given_method).

@@ -55,9 +55,7 @@ bool decode_step_ops(const CaptureResult& capture, std::size_t chosen, const Com
       unsupported.insert(name);
       continue;
     }
-    const std::uint64_t parts =
-        *kind == CollectiveKind::allreduce ? 1 : static_cast<std::uint64_t>(comm.n_ranks);
-    steps[row.step].push_back({*kind, row.bytes * parts});
+    steps[row.step].push_back({*kind, nccl_tests_bytes(*kind, row.bytes, comm.n_ranks)});
   }
   if (!unsupported.empty()) {
     out.reason = fmt::format(

@@ -114,7 +114,12 @@ TraceRankResult rank_figures(TraceWork& work, RankWork& w, const std::string& st
   const RankUnions& u = w.unions;
   rr.kernel_busy_us = to_us(kernel_union.total());
   rr.gpu_busy_us = to_us(u.busy.total());
-  if (!u.busy.empty()) rr.span_us = to_us(u.busy.intervals().back().end - u.busy.intervals().front().start);
+  if (!u.busy.empty()) {
+    rr.first_ns = u.busy.intervals().front().start;
+    rr.last_ns = u.busy.intervals().back().end;
+    rr.span_us = to_us(rr.last_ns - rr.first_ns);
+  }
+  rr.cut = work.trace.files[rank.file].cut;
   rr.comm = comm_overlap(u.comm.total(), u.overlap.total());
   for (const auto& [k, kt] : in.kind_time)
     rr.comm_kinds.push_back(

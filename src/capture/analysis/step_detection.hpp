@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/analysis/rank_join.hpp"
+#include "capture/model/capture_rules.hpp"
 
 namespace k25 {
 
@@ -21,7 +22,7 @@ struct StepHints {
   // largest jump of at least prefill_factor x between consecutive step sizes that lies above the sizes of
   // half the steps (none: every step is decode).
   std::optional<std::uint64_t> prefill_above_bytes;
-  double prefill_factor = 4.0;
+  double prefill_factor = CaptureRules::kDefaultPrefillFactor;
   // A profiler trace's steps, found on its timeline (JoinedOp::step, ::phase): the step detection takes them
   // as they are and names this method ("engine_marks", "comm_pattern", "gpu_idle_gaps").
   std::string given_method;

@@ -1,6 +1,7 @@
 // The trace analysis's join across ranks: each rank's steps lined up with the reference rank's (the one with
 // the most steps) by their GPU windows, and the live join cost: per joined step and collective kind, the
-// spread of the k-th collective's start over the ranks and which rank started last.
+// spread of the k-th collective's start over the ranks and which rank started last, and each collective split
+// into the ranks' wait for the last to start and the transfer after it.
 #include <algorithm>
 
 #include "capture/analysis/trace_work.hpp"
@@ -13,13 +14,18 @@ struct JoinSamples {
   std::string phase;
   std::optional<int> batch;
   std::set<std::int64_t> steps;
-  std::vector<double> spread;
+  std::vector<double> spread, wait, transfer;
+  std::map<int, std::vector<double>> arrival;  // per rank number: its start behind the earliest
   std::map<int, std::uint64_t> last;
   std::vector<int> last_order;  // the ranks that were last, in the order they first were
   std::set<int> ranks;
 };
-// Per rank number: the starts of its collectives of one kind in one joined step, in order.
-using RankStarts = std::map<int, std::vector<std::int64_t>>;
+// One collective kernel's GPU time on one rank.
+struct KernelSpan {
+  std::int64_t start_ns = 0, end_ns = 0;
+};
+// Per rank number: its collectives of one kind in one joined step, in order.
+using RankStarts = std::map<int, std::vector<KernelSpan>>;
 
 // The reference rank's step that overlaps each of `w`'s steps most (-1: none).
 void line_up(const RankWork& w, const RankWork& reference, std::vector<std::int64_t>& joined) {
@@ -69,24 +75,37 @@ std::map<std::pair<std::int64_t, std::uint16_t>, RankStarts> collective_starts(
       const std::int64_t joined = w->joined[static_cast<std::size_t>(w->comm_step[c])];
       if (joined < 0) continue;
       const GpuActivity& a = work.trace.activities[w->comm[c]];
-      starts[{joined, work.classes.kind_of(a)}][work.trace.ranks[w->index].rank].push_back(a.start_ns);
+      starts[{joined, work.classes.kind_of(a)}][work.trace.ranks[w->index].rank].push_back(
+          {a.start_ns, a.end_ns});
     }
   return starts;
 }
 
-// The k-th collective of every rank: its start spread and the rank last to start.
+// The k-th collective of every rank: its start spread, the rank last to start, each rank's arrival behind the
+// earliest, and the op split into the ranks' mean wait for the last start and the mean time from it to the
+// ranks' ends (a rank's op = its wait + the transfer, so the two add up to the ranks' mean op time).
 void add_spreads(const RankStarts& per_rank, std::size_t count, JoinSamples& js) {
+  const auto ranks = static_cast<double>(per_rank.size());
   for (std::size_t k = 0; k < count; ++k) {
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
     int last = 0;
     for (const auto& [rank_number, list] : per_rank) {
-      lo = std::min(lo, list[k]);
-      if (list[k] > hi) {
-        hi = list[k];
+      lo = std::min(lo, list[k].start_ns);
+      if (list[k].start_ns > hi) {
+        hi = list[k].start_ns;
         last = rank_number;
       }
     }
+    double waits_us = 0, transfers_us = 0;  // sums over the ranks, from the latest start (exact: ns apart)
+    for (const auto& [rank_number, list] : per_rank) {
+      waits_us += to_us(hi - list[k].start_ns);
+      transfers_us += to_us(list[k].end_ns - hi);
+    }
     js.spread.push_back(to_us(hi - lo));
+    js.wait.push_back(waits_us / ranks);
+    js.transfer.push_back(std::max(0.0, transfers_us / ranks));
+    for (const auto& [rank_number, list] : per_rank)
+      js.arrival[rank_number].push_back(to_us(list[k].start_ns - lo));
     if (js.last[last]++ == 0) js.last_order.push_back(last);
   }
 }
@@ -100,6 +119,10 @@ JoinCostGroup join_group(const std::string& kind, JoinSamples& js) {
   g.collectives = js.spread.size();
   g.ranks = static_cast<int>(js.ranks.size());
   g.start_spread_us = summarize(std::move(js.spread));
+  g.wait_us = summarize(std::move(js.wait));
+  g.transfer_us = summarize(std::move(js.transfer));
+  for (auto& [rank_number, arrivals] : js.arrival)
+    g.arrivals.push_back({rank_number, summarize(std::move(arrivals))});
   const auto most = std::max_element(js.last.begin(), js.last.end(),
                                      [](const auto& a, const auto& b) { return a.second < b.second; });
   g.last_rank = most->first;

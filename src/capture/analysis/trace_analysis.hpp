@@ -8,6 +8,7 @@
 
 #include "capture/analysis/kernel_classes.hpp"
 #include "capture/model/capture_result.hpp"
+#include "capture/model/capture_rules.hpp"
 #include "capture/model/inspector_record.hpp"
 #include "capture/model/trace_model.hpp"
 
@@ -15,8 +16,8 @@ namespace k25 {
 
 struct TraceSettings {
   std::optional<CaptureModel> model;
-  double step_gap_us = 100;  // GPU idle gaps: a step boundary is a gap at least this long
-  double prefill_factor = 4.0;
+  double step_gap_us = CaptureRules::kDefaultStepGapUs;
+  double prefill_factor = CaptureRules::kDefaultPrefillFactor;
 };
 
 // The communicator the trace's collectives form in the records (one per run).

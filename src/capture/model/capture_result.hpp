@@ -237,7 +237,7 @@ struct CaptureResult {
   std::vector<InputFile> inputs;
   std::optional<CaptureModel> model;
   std::string model_config;
-  double prefill_factor = 4;
+  double prefill_factor = 0;  // the rules' (CaptureRules)
   std::optional<int> prefill_tokens;
   std::vector<std::string> notes;
   std::vector<std::string> kinds;

@@ -45,6 +45,11 @@ struct TraceRankResult {
   double kernel_busy_us = 0;  // union of its kernels
   double gpu_busy_us = 0;     // union of kernels, copies and sets
   double span_us = 0;         // first start to last end of its GPU activities
+  // That first start and last end on the trace's clock (ns: a Kineto trace's baseTimeNanoseconds + ts, since
+  // the epoch where the trace says so); 0 without GPU activities. The live profile tells whose profiler
+  // window a file is by them.
+  std::int64_t first_ns = 0, last_ns = 0;
+  bool cut = false;  // its file ends early (a trace still being written): what was whole was read
   std::vector<KindTime> comm_kinds;
   CommOverlap comm;
   // HolisticTraceAnalysis's view: only the kernels launched (their host call) from the first ProfilerStep to
@@ -108,6 +113,12 @@ struct TraceStepGroup {
   std::vector<TraceKindShare> kinds;
 };
 
+// One rank's start behind the earliest rank's, per collective of a join group.
+struct RankArrival {
+  int rank = 0;
+  Stats arrival_us;
+};
+
 // Per collective of a step across the ranks of the run: the spread of its start times (the last rank to
 // arrive holds the others in the kernel) and which rank was last.
 struct JoinCostGroup {
@@ -117,6 +128,10 @@ struct JoinCostGroup {
   std::uint64_t steps = 0, collectives = 0;
   int ranks = 0;
   Stats start_spread_us;
+  // Per collective, over the ranks: the mean wait for the last rank to start (latest start - a rank's start)
+  // and the mean time from that start to the ranks' ends; they add up to the ranks' mean op time.
+  Stats wait_us, transfer_us;
+  std::vector<RankArrival> arrivals;  // per rank, ascending
   int last_rank = 0;
   double last_rank_share = 0;
   // Every rank that was last as often as last_rank (a tie where two or more), in the order they first were;

@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture/model/capture_result.hpp"
-#include "capture/render/optional_json.hpp"
+#include "common/optional_json.hpp"
 
 namespace k25 {
 namespace {

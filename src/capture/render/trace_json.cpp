@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture/model/trace_result.hpp"
-#include "capture/render/optional_json.hpp"
+#include "common/optional_json.hpp"
 
 namespace k25 {
 namespace {
@@ -89,7 +89,10 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
   json groups = json::array();
   for (const TraceStepGroup& g : t.groups) groups.push_back(group_json(g));
   json join = json::array();
-  for (const JoinCostGroup& g : t.join)
+  for (const JoinCostGroup& g : t.join) {
+    json arrivals = json::array();
+    for (const RankArrival& a : g.arrivals)
+      arrivals.push_back({{"rank", a.rank}, {"arrival_us", a.arrival_us}});
     join.push_back({{"phase", g.phase},
                     {"batch", optional_json(g.batch)},
                     {"kind", g.kind},
@@ -97,9 +100,13 @@ void to_json(nlohmann::json& j, const TraceResult& t) {
                     {"collectives", g.collectives},
                     {"ranks", g.ranks},
                     {"start_spread_us", g.start_spread_us},
+                    {"wait_us", g.wait_us},
+                    {"transfer_us", g.transfer_us},
+                    {"arrivals", arrivals},
                     {"last_rank", g.last_rank},
                     {"last_rank_share", g.last_rank_share},
                     {"last_ranks", g.last_ranks}});
+  }
   json unclassified = json::array();
   for (const UnclassifiedKernel& u : t.unclassified)
     unclassified.push_back({{"name", u.name}, {"count", u.count}, {"sum_us", u.sum_us}, {"share", u.share}});

@@ -4,6 +4,7 @@
 #include "transport/nccl/device_selection.hpp"
 #include "transport/nccl/local_gpu_reader.hpp"
 #include "transport/nccl/nccl_transport.hpp"
+#include "transport/nccl/p2p_copies.hpp"
 
 namespace k25::nccl {
 namespace {
@@ -16,7 +17,8 @@ std::unique_ptr<Transport> make_nccl_transport(const TransportOptions& options, 
 }  // namespace
 
 const NcclBackend& nccl_backend() {
-  static const NcclBackend built{true, choose_local_device, make_nccl_transport, read_local_gpu};
+  static const NcclBackend built{true, choose_local_device, make_nccl_transport, read_local_gpu,
+                                 measure_p2p_copies};
   return built;
 }
 

@@ -1,4 +1,4 @@
-// capture.json writes an absent value as null.
+// An absent value written as JSON null (capture.json, predict.json).
 #pragma once
 
 #include <optional>

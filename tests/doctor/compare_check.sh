@@ -1,0 +1,39 @@
+#!/bin/bash
+# doctor --compare of two fixture nodes (the PLX node before and after NCCL's ACS fix) lists exactly their
+# differences, from the doctor outputs' folders; and of two captures, the all-reduce backend that ran.
+# Usage: compare_check.sh K25COMM ROOTS DATA OUT_DIR
+set -u
+bin=$1 roots=$2 data=$3 out=$4
+rm -rf "$out"
+for node in plx-8gpu-acs plx-8gpu-acs-off; do
+  "$bin" doctor --root "$roots/$node" --host "$node" --no-measure --no-plots --out "$out/$node" >/dev/null ||
+    { echo "FAIL: doctor on $node"; exit 1; }
+done
+check() {  # check NAME EXPECTED ARGS...
+  local name=$1 expected=$2
+  shift 2
+  local got
+  got=$("$bin" doctor --compare "$@" 2>&1)
+  local rc=$?
+  echo "$got"
+  [ "$rc" = 0 ] || { echo "FAIL: $name: exit $rc"; exit 1; }
+  # The headlines (first two lines) are checked elsewhere; the differences must be exactly these.
+  if [ "$(tail -n +3 <<<"$got")" != "$expected" ]; then
+    echo "FAIL: $name: the differences are not exactly:"
+    echo "$expected"
+    exit 1
+  fi
+  echo "ok: $name"
+}
+on="redirects (SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-)"
+off="no redirect (SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-)"
+expected="6 differences (A | B):"
+for bridge in 0000:03:08.0 0000:03:10.0 0000:05:08.0 0000:05:10.0 0000:09:08.0 0000:09:10.0; do
+  expected+=$'\n'"ACS: bridge $bridge: $on | $off"
+done
+check "ACS fixed" "$expected" "$out/plx-8gpu-acs" "$out/plx-8gpu-acs-off"
+check "same node" "no difference" "$out/plx-8gpu-acs" "$out/plx-8gpu-acs/doctor.json"
+check "backends" "1 difference (A | B):
+backend that ran: AllReduce 14336 B: vllm custom all-reduce 1-stage | nccl AllReduce RING_LL" \
+  "$data/captures/vllm-custom-ar.json" "$data/captures/nccl-only.json"
+check "capture without backends" "no difference" "$data/captures/vllm-custom-ar.json" "$data/captures/no-backends.json"

@@ -1,0 +1,530 @@
+// k25comm doctor without the hardware: config space parsing, the sysfs readers on fixture trees written from
+// published dumps (make_sysfs.py), NCCL's dump and log, every verdict from its fixture, compare, the
+// capture's backends, and docs/doctor.md's verdict table.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/doctor_document.hpp"
+#include "analysis/node_compare.hpp"
+#include "analysis/node_verdicts.hpp"
+#include "analysis/run_report.hpp"
+#include "common/error.hpp"
+#include "report/markdown_report.hpp"
+#include "topology/nccl_info_log.hpp"
+#include "topology/nccl_topology_xml.hpp"
+#include "topology/node_nccl.hpp"
+#include "topology/node_probe.hpp"
+#include "topology/pci_config.hpp"
+
+namespace {
+
+const std::string kRoots = K25_DOCTOR_ROOTS;  // make_sysfs.py's output
+const std::string kData = std::string(K25_SOURCE_DIR) + "/tests/doctor/data";
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+k25::NodeFacts fixture(const std::string& node) {
+  k25::NodeProbeOptions options;
+  options.root = kRoots + "/" + node;
+  options.host = node;
+  options.use_nvml = false;
+  return k25::read_node_facts(options);
+}
+
+void add_log(k25::NodeFacts& facts, const std::string& file) {
+  k25::NcclInfoLog log;
+  k25::read_nccl_info_log(text_of(file), file, log);
+  k25::add_nccl_log(facts, log);
+}
+
+void add_dump(k25::NodeFacts& facts, const std::string& file) {
+  k25::add_nccl_topology(facts, k25::parse_nccl_topology_xml(text_of(file), file));
+}
+
+std::vector<std::string> ids(const std::vector<k25::NodeVerdict>& verdicts) {
+  std::vector<std::string> list;
+  for (const k25::NodeVerdict& verdict : verdicts) list.push_back(verdict.id + ":" + verdict.severity);
+  return list;
+}
+
+const k25::NodeVerdict& only(const std::vector<k25::NodeVerdict>& verdicts, const std::string& id) {
+  const auto found =
+      std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& v) { return v.id == id; });
+  REQUIRE(found != verdicts.end());
+  return *found;
+}
+
+// A GPU with its link: current, the GPU's maximum and its port's, each {generation, width}.
+k25::NodeGpu gpu_link(const std::string& bus_id, const std::string& port, std::pair<int, int> current,
+                      std::pair<int, int> gpu_max, std::pair<int, int> port_max) {
+  k25::NodeGpu gpu;
+  gpu.bus_id = bus_id;
+  gpu.port = port;
+  std::tie(gpu.link_gen, gpu.link_width) = current;
+  std::tie(gpu.gpu_gen_max, gpu.gpu_width_max) = gpu_max;
+  std::tie(gpu.port_gen_max, gpu.port_width_max) = port_max;
+  return gpu;
+}
+
+std::map<std::string, int> path_counts(const k25::NodeFacts& facts) {
+  std::map<std::string, int> counts;
+  for (const k25::NodePair& pair : facts.pairs) ++counts[pair.path];
+  return counts;
+}
+
+// Config space of a switch port as Linux's sysfs gives it to root: PCI Express capability at 0x40, AER at
+// 0x100, ACS at `acs_at` with control `control`.
+std::vector<std::uint8_t> switch_port_config(std::uint16_t acs_at, std::uint16_t control, int port_type) {
+  std::vector<std::uint8_t> bytes(4096, 0);
+  const auto put16 = [&](std::size_t at, std::uint16_t v) {
+    bytes[at] = static_cast<std::uint8_t>(v & 0xff);
+    bytes[at + 1] = static_cast<std::uint8_t>(v >> 8);
+  };
+  const auto put32 = [&](std::size_t at, std::uint32_t v) {
+    put16(at, static_cast<std::uint16_t>(v & 0xffff));
+    put16(at + 2, static_cast<std::uint16_t>(v >> 16));
+  };
+  put16(0x00, 0x10b5);
+  put16(0x02, 0x8747);
+  bytes[0x06] = 0x10;
+  bytes[0x34] = 0x40;
+  bytes[0x40] = 0x10;
+  put16(0x42, static_cast<std::uint16_t>(0x0002 | (port_type << 4)));
+  put32(0x100, 0x0001u | (1u << 16) | (static_cast<std::uint32_t>(acs_at) << 20));
+  put32(acs_at, 0x000du | (1u << 16));
+  put16(acs_at + 6u, control);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("ACS control and port type come from a switch port's config space", "[doctor][config]") {
+  const k25::ConfigSpace space = k25::parse_config_space(switch_port_config(0xf24, 0x001d, 6));
+  CHECK(space.reach == k25::ConfigReach::full);
+  CHECK(space.port.words() == "switch downstream port");
+  REQUIRE(space.acs.state == k25::AcsState::Read::read);
+  CHECK(space.acs.offset == 0xf24);
+  CHECK(space.acs.control == 0x001d);
+  CHECK(space.acs.redirects_peer_traffic());
+  CHECK(space.acs.lspci_words() ==
+        "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-");
+
+  // SrcValid alone redirects nothing; EgressCtrl alone does.
+  CHECK_FALSE(k25::parse_config_space(switch_port_config(0x148, 0x0001, 6)).acs.redirects_peer_traffic());
+  CHECK(k25::parse_config_space(switch_port_config(0x148, 0x0020, 6)).acs.redirects_peer_traffic());
+}
+
+TEST_CASE("Config space an unprivileged user reads says ACS needs root", "[doctor][config]") {
+  std::vector<std::uint8_t> bytes = switch_port_config(0xf24, 0x001d, 6);
+  bytes.resize(64);
+  const k25::ConfigSpace space = k25::parse_config_space(bytes);
+  CHECK(space.reach == k25::ConfigReach::header_only);
+  CHECK(space.acs.state == k25::AcsState::Read::needs_root);
+  CHECK(space.port.code == -1);  // the PCI Express capability at 0x40 is beyond the 64 bytes
+  CHECK(k25::parse_config_space({}).reach == k25::ConfigReach::missing);
+}
+
+TEST_CASE("A looping or absent extended capability chain ends the walk", "[doctor][config]") {
+  std::vector<std::uint8_t> looping = switch_port_config(0x100, 0x001d, 6);
+  // 0x100's header points at itself: the walk must stop, not spin.
+  looping[0x100] = 0x01;
+  looping[0x101] = 0x00;
+  looping[0x102] = 0x01;
+  looping[0x103] = 0x10;
+  CHECK(k25::parse_config_space(looping).acs.state == k25::AcsState::Read::absent);
+  std::vector<std::uint8_t> conventional = switch_port_config(0xf24, 0x001d, 6);
+  conventional.resize(256);  // a PCI (not Express) function: no extended space
+  CHECK(k25::parse_config_space(conventional).acs.state == k25::AcsState::Read::absent);
+}
+
+TEST_CASE("ACS redirect on a bridge of the path: the PLX node", "[doctor][fixture]") {
+  const k25::NodeFacts facts = fixture("plx-8gpu-acs");
+  REQUIRE(facts.gpus.size() == 8);
+  CHECK(facts.gpus[0].bus_id == "0000:06:00.0");
+  CHECK(facts.gpus[4].numa_node == 1);
+  CHECK(facts.gpus[4].local_cpus == "14-27");
+  CHECK(path_counts(facts) ==
+        std::map<std::string, int>{{"same_switch", 4}, {"several_switches", 8}, {"across_sockets", 16}});
+  const k25::NodePair* pair = k25::find_pair(facts, 0, 1);
+  REQUIRE(pair != nullptr);
+  CHECK(pair->bridges == std::vector<std::string>{"0000:05:08.0", "0000:04:00.0", "0000:05:10.0"});
+  CHECK(k25::find_pair(facts, 0, 2)->bridges ==
+        std::vector<std::string>{"0000:05:08.0", "0000:04:00.0", "0000:03:08.0", "0000:02:00.0",
+                                 "0000:03:10.0", "0000:08:00.0", "0000:09:08.0"});
+  CHECK(facts.iommu.mode == "off");
+
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(ids(verdicts) == std::vector<std::string>{"acs_redirect:cost", "cross_socket:cost",
+                                                  "engine_custom_allreduce_off:check"});
+  const k25::NodeVerdict& acs = only(verdicts, "acs_redirect");
+  CHECK(acs.finding.find(
+            "ACS redirect bits on 6 bridges (0000:03:08.0 (SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ "
+            "UpstreamFwd+ EgressCtrl- DirectTrans-, switch downstream port);") == 0);
+  CHECK(acs.finding.find("on the path of 6 GPU pairs (0-1, 0-2, 0-3, 1-2, 1-3, 2-3)") != std::string::npos);
+  CHECK(acs.fix.find("setpci -s 0000:03:08.0 ECAP_ACS+0x6.w=0000") != std::string::npos);
+  CHECK(acs.source == "NCCL troubleshooting guide, PCI Access Control Services (ACS)");
+  CHECK(only(verdicts, "cross_socket").finding ==
+        "16 of 28 GPU pairs cross CPU sockets (GPUs 0,1,2,3 on NUMA node 0; GPUs 4,5,6,7 on NUMA node 1)");
+}
+
+TEST_CASE("NCCL's topology dump of the PCIe node gives sysfs's path classes", "[doctor][nccl]") {
+  k25::NodeFacts facts = fixture("plx-8gpu-acs");
+  add_dump(facts, kData + "/plx-8gpu-acs/nccl-topo.xml");
+  for (const k25::NodePair& pair : facts.pairs) {
+    INFO("pair " << pair.a << "-" << pair.b);
+    CHECK(pair.nccl_path == pair.path);
+  }
+  CHECK(facts.nccl.notes.empty());
+}
+
+TEST_CASE("A link trained at Gen4 x8 on a Gen5 x16 slot, the IOMMU translating", "[doctor][fixture]") {
+  const k25::NodeFacts facts = fixture("workstation-2gpu-iommu");
+  REQUIRE(facts.gpus.size() == 2);
+  CHECK(facts.pairs.front().path == "across_host_bridges");
+  CHECK(facts.iommu.mode == "translated");
+  CHECK(facts.iommu.evidence ==
+        "the GPUs' IOMMU groups are of type DMA-FQ; no IOMMU word on the kernel command line");
+  CHECK(facts.gpus[1].iommu_type == "DMA-FQ");
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(ids(verdicts) ==
+        std::vector<std::string>{"acs_redirect:cost", "iommu_translated:cost", "link_below_max:cost"});
+  const k25::NodeVerdict& link = only(verdicts, "link_below_max");
+  CHECK(link.finding ==
+        "GPU 1 (0000:41:00.0)'s link trained at Gen4 x8, below the Gen5 x16 both ends support");
+  CHECK(link.cost == "15.8 GB/s per direction instead of 63.0 GB/s per direction");
+  // The root ports' ACS (what Linux sets with the IOMMU on) redirects the one pair, which crosses them.
+  CHECK(only(verdicts, "acs_redirect").finding.find("on the path of 1 GPU pair (0-1)") != std::string::npos);
+  CHECK(
+      only(verdicts, "acs_redirect").cost ==
+      "peer requests are redirected to the root complex for validation: slower, or blocked where the root complex does not forward them");
+}
+
+TEST_CASE("An idle GPU's lower speed at full width is a check, not a cost", "[doctor][verdicts]") {
+  k25::NodeFacts facts;
+  facts.gpus = {gpu_link("0000:01:00.0", "", {1, 16}, {5, 16}, {5, 16})};
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  REQUIRE(ids(verdicts) == std::vector<std::string>{"link_below_max:check"});
+  CHECK(verdicts[0].cost.find("only the speed is lower") != std::string::npos);
+}
+
+TEST_CASE("A GPU in a slot slower than the GPU", "[doctor][verdicts]") {
+  k25::NodeFacts facts;
+  facts.gpus = {gpu_link("0000:81:00.0", "0000:80:01.1", {4, 16}, {5, 16}, {4, 16})};
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  REQUIRE(ids(verdicts) == std::vector<std::string>{"slot_below_gpu:cost"});
+  CHECK(verdicts[0].finding ==
+        "GPU 0 (0000:81:00.0) can train to Gen5 x16, its port 0000:80:01.1 to Gen4 x16 only");
+  CHECK(verdicts[0].cost == "31.5 GB/s per direction at best instead of 63.0 GB/s per direction");
+}
+
+TEST_CASE("NCCL through SHM where P2P was possible: the RTX 4090 node", "[doctor][fixture][nccl]") {
+  k25::NodeFacts facts = fixture("rtx4090-8gpu-shm");
+  add_log(facts, kData + "/rtx4090-8gpu-shm/nccl-info.log");
+  CHECK(facts.nccl_version == "2.21.5+cuda12.4");
+  CHECK(facts.nccl.environment ==
+        std::vector<std::string>{"NCCL_IGNORE_DISABLED_P2P set by environment to 1"});
+  CHECK(
+      facts.nccl.notes ==
+      std::vector<std::string>{
+          "the NCCL log names host node031, not rtx4090-8gpu-shm: its ranks are matched to this host's GPUs by bus id"});
+  CHECK(k25::find_pair(facts, 0, 1)->nccl_transport == "SHM/direct/direct");
+  CHECK(k25::find_pair(facts, 0, 7)->nccl_transport == "SHM/direct/direct");  // ring 7 -> 0
+  CHECK(k25::find_pair(facts, 0, 2)->nccl_transport.empty());
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(ids(verdicts) == std::vector<std::string>{"nccl_not_p2p:cost", "cross_socket:cost",
+                                                  "engine_custom_allreduce_off:check", "acs_unknown:unseen"});
+  CHECK(only(verdicts, "nccl_not_p2p").finding ==
+        "NCCL connected 6 GPU pairs through SHM where the path allows P2P (0-1, 1-2, 2-3, 4-5, 5-6, 6-7)");
+  // NCCL_IGNORE_DISABLED_P2P only silences a message: the fix does not tell to remove it.
+  CHECK(only(verdicts, "nccl_not_p2p").fix == k25::verdict_kind("nccl_not_p2p").fix);
+  CHECK(
+      only(verdicts, "acs_unknown").finding.find("ACS of 12 bridges on the GPUs' paths needs root to read") ==
+      0);
+  const std::string headline = k25::node_headline(facts, verdicts);
+  CHECK(
+      headline ==
+      "rtx4090-8gpu-shm: 8 GPUs, PCIe (12 GPU pairs same PCIe switch, 16 GPU pairs across CPU sockets); 2 findings that cost: NCCL went through host memory or the network where P2P was possible, GPU pairs cross CPU sockets [NCCL through shared memory where P2P was possible]");
+  // Without root the bridges' types come from their place on the path.
+  const auto usp = std::find_if(facts.bridges.begin(), facts.bridges.end(),
+                                [](const k25::NodeBridge& b) { return b.bus_id == "0000:4b:00.0"; });
+  REQUIRE(usp != facts.bridges.end());
+  CHECK(usp->port_type == "switch upstream port");
+  CHECK(usp->port_type_from == "position");
+  CHECK(usp->acs == "needs root");
+}
+
+TEST_CASE("The NVLink node: every pair NVLink from NCCL's dump, NCCL through P2P, no finding",
+          "[doctor][fixture][nccl]") {
+  k25::NodeFacts facts = fixture("h100-8gpu-nvlink");
+  add_dump(facts, kData + "/h100-8gpu-nvlink/nccl-topo.xml");
+  add_log(facts, kData + "/h100-8gpu-nvlink/nccl-info.log");
+  CHECK(path_counts(facts) == std::map<std::string, int>{{"nvlink", 28}});
+  CHECK(k25::find_pair(facts, 3, 4)->nccl_transport == "P2P/CUMEM/read");
+  CHECK(facts.iommu.mode == "off");
+  CHECK(facts.iommu.cmdline_words == "iommu=pt");
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(verdicts.empty());
+  CHECK(k25::node_headline(facts, verdicts) ==
+        "h100-8gpu-nvlink: 8 GPUs, NVLink (28 GPU pairs NVLink); no finding that costs");
+}
+
+TEST_CASE("NCCL's files alone make the GPUs where sysfs shows none", "[doctor][nccl]") {
+  k25::NodeProbeOptions options;
+  options.root = kRoots + "/no-such-root";
+  options.use_nvml = false;
+  k25::NodeFacts facts = k25::read_node_facts(options);
+  CHECK_FALSE(facts.sysfs_found);
+  CHECK(facts.iommu.mode == "unknown");
+  CHECK(facts.iommu.evidence == "no sysfs under " + options.root.string() + "; no kernel command line (" +
+                                    options.root.string() + "/proc/cmdline)");
+  REQUIRE(ids(k25::node_verdicts(facts)) == std::vector<std::string>{"no_gpu:unseen"});
+  add_dump(facts, kData + "/h100-8gpu-nvlink/nccl-topo.xml");
+  REQUIRE(facts.gpus.size() == 8);
+  CHECK(facts.gpus[7].bus_id == "0000:d9:00.0");
+  CHECK(facts.gpus[7].numa_node == 1);
+  CHECK(facts.gpus[7].nvlinks == 18);
+  CHECK(path_counts(facts) == std::map<std::string, int>{{"nvlink", 28}});
+  CHECK(facts.nccl.notes.front().find("the 8 GPUs come from NCCL's topology dump") == 0);
+}
+
+TEST_CASE("NCCL INFO lines of every published shape", "[doctor][nccl]") {
+  k25::NcclInfoLog log;
+  k25::read_nccl_info_log(
+      "host:1:2 [0] NCCL INFO NCCL version 2.26.5+cuda12.9\n"
+      "host:1:3 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "host:1:3 [0] NCCL INFO Channel 01/1 : 0[0] -> 1[1] [send] via P2P/direct pointer\n"
+      "host:1:3 [1] NCCL INFO Channel 00 : 1[5e000] -> 2[86000] via P2P/IPC\r\n"
+      "host:1:3 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/IB/0/GDRDMA\n"
+      "host:1:3 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+      "host:1:4 [2] NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
+      "host:1:4 [2] NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
+      "host:1:4 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
+      "host:1:5 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 3 cudaDev 0 nvmlDev 0 busId 3b000 commId 0x9 - Init COMPLETE\n"
+      "host:1:5 [1] NCCL INFO comm 0x2 rank 1 nranks 3 cudaDev 1 busId 5e000 commId 0x9 - Init COMPLETE\n"
+      "an engine's own line\n",
+      "mixed.log", log);
+  CHECK(log.nccl_version == "2.26.5+cuda12.9");
+  REQUIRE(log.connections.size() == 4);
+  CHECK(log.connections[0].transport == "P2P/CUMEM/read");
+  CHECK(log.connections[0].channels == 2);
+  CHECK(log.connections[1].transport == "P2P/direct pointer");
+  CHECK(log.connections[2].from_rank == 1);
+  CHECK(log.connections[2].to_rank == 2);
+  CHECK(log.connections[2].transport == "P2P/IPC");
+  CHECK(log.connections[3].kind() == "NET");
+  CHECK(log.p2p_disabled == std::vector<std::pair<int, int>>{{2, 1}});
+  CHECK(log.environment == std::vector<std::string>{"NCCL_P2P_LEVEL set by environment to LOC"});
+  CHECK(log.ranks.at(0).bus_id == "0000:3b:00.0");
+  CHECK(log.ranks.at(1).bus_id == "0000:5e:00.0");
+  CHECK(log.ranks.at(1).nvml_dev == -1);
+  CHECK(k25::bus_id_from_nccl("0004f000") == "0000:4f:00.0");
+  CHECK(k25::bus_id_from_nccl("1001b0") == "0001:00:1b.0");  // domain 1: NCCL prints no leading zeros
+  CHECK(k25::bus_id_from_nccl("xyz").empty());
+  CHECK(k25::bus_id_from_nccl("4f00f").empty());  // function 15 is no PCI function
+}
+
+TEST_CASE("Text that is not NCCL's topology dump is refused naming the file and line", "[doctor][nccl]") {
+  const auto message = [](const std::string& text) {
+    try {
+      k25::parse_nccl_topology_xml(text, "topo.xml");
+    } catch (const k25::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("NCCL INFO Channel 00").find("topo.xml:1: text outside a tag") == 0);
+  CHECK(message("<system>\n<cpu>\n</pci>\n</system>") ==
+        "topo.xml:3: </pci> closes <cpu> (not an NCCL topology dump, NCCL_TOPO_DUMP_FILE)");
+  CHECK(message("<topology/>").find("topo.xml:1: the outermost element is <topology>") == 0);
+  CHECK(message("").find("no <system> element") != std::string::npos);
+  CHECK(message("<system><cpu numaid=0>").find("attribute numaid of <cpu> is not quoted") !=
+        std::string::npos);
+  CHECK(message("<system version=\"1\">").find("<system> is not closed at the end") != std::string::npos);
+  CHECK(message("<?xml version=\"1.0\"?>\n<!-- dumped -->\n<system version=\"2\"/>") == "no error");
+}
+
+TEST_CASE("Compare of two fixtures lists exactly their differences", "[doctor][compare]") {
+  k25::DoctorDocument before, after;
+  before.node = fixture("plx-8gpu-acs");
+  after.node = fixture("plx-8gpu-acs-off");
+  k25::derive_verdicts(before);
+  k25::derive_verdicts(after);
+  std::vector<std::string> lines;
+  for (const k25::NodeDifference& d : k25::compare_nodes(before, after)) lines.push_back(d.line());
+  const std::string on =
+      "redirects (SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-)";
+  const std::string off =
+      "no redirect (SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-)";
+  std::vector<std::string> expected;
+  for (const char* bridge :
+       {"0000:03:08.0", "0000:03:10.0", "0000:05:08.0", "0000:05:10.0", "0000:09:08.0", "0000:09:10.0"})
+    expected.push_back(std::string("ACS: bridge ") + bridge + ": " + on + " | " + off);
+  CHECK(lines == expected);
+  CHECK(ids(after.verdicts) ==
+        std::vector<std::string>{"cross_socket:cost", "engine_custom_allreduce_off:check"});
+  CHECK(k25::compare_nodes(before, before).empty());
+}
+
+TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doctor][compare][backends]") {
+  const auto capture = [](const std::string& name) {
+    const std::string file = kData + "/captures/" + name;
+    return k25::doctor_input_from_json(nlohmann::json::parse(text_of(file)), file);
+  };
+  const k25::DoctorDocument custom = capture("vllm-custom-ar.json"), nccl = capture("nccl-only.json");
+  CHECK(custom.source == "capture.json");
+  REQUIRE(custom.backends.runs.size() == 3);
+  CHECK_FALSE(custom.backends.runs[1].bytes.has_value());
+  CHECK(*custom.backends.runs[1].op_us == 48.0);  // a statistics object's p50
+  CHECK(nccl.backends.runs.size() == 3);
+  CHECK(nccl.backends.status == "read; 2 rows without a kind and a backend left out");
+  std::vector<std::string> lines;
+  for (const k25::NodeDifference& d : k25::compare_nodes(custom, nccl)) lines.push_back(d.line());
+  CHECK(lines ==
+        std::vector<std::string>{
+            "backend that ran: AllReduce 14336 B: vllm custom all-reduce 1-stage | nccl AllReduce RING_LL"});
+  // The rule an engine's documentation gives is a verdict of its own; rules without a backend and a rule are
+  // left out.
+  CHECK(ids(custom.verdicts) == std::vector<std::string>{"backend_rule:check", "no_gpu:unseen"});
+  CHECK(
+      only(custom.verdicts, "backend_rule").finding ==
+      "vllm custom all-reduce 1-stage ran on 8 ranks: vLLM turns its custom all-reduce off on more than two PCIe-only GPUs: on such a node these AllReduces go through NCCL (source: vllm/distributed/device_communicators/custom_all_reduce.py)");
+  CHECK(nccl.backends.notes.empty());
+  CHECK(ids(nccl.verdicts) == std::vector<std::string>{"no_gpu:unseen"});
+  // doctor.json keeps the notes: read back, the same verdicts.
+  k25::DoctorDocument written = custom;
+  const k25::DoctorDocument back = k25::doctor_input_from_json(k25::doctor_json(written), "doctor.json");
+  CHECK(back.backends.notes == custom.backends.notes);
+  CHECK(ids(back.verdicts) == ids(custom.verdicts));
+
+  // A capture without trace.backends has nothing to compare: no difference, and the status says why.
+  const k25::DoctorDocument none = capture("no-backends.json");
+  CHECK(none.backends.runs.empty());
+  CHECK(none.backends.status == "no trace.backends in the capture: nothing to compare");
+  CHECK(k25::compare_nodes(custom, none).empty());
+  CHECK(k25::backends_from_capture(nlohmann::json::array(), "x").status.find("no trace.backends") == 0);
+  CHECK(k25::backends_from_capture({{"trace", {{"backends", 7}}}}, "x").status ==
+        "trace.backends is not a list: nothing read");
+}
+
+TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts",
+          "[doctor][compare]") {
+  k25::DoctorDocument document;
+  document.node = fixture("workstation-2gpu-iommu");
+  k25::derive_verdicts(document);
+  const k25::DoctorDocument back = k25::doctor_input_from_json(k25::doctor_json(document), "doctor.json");
+  CHECK(nlohmann::json(back.node) == nlohmann::json(document.node));
+  CHECK(ids(back.verdicts) == ids(document.verdicts));
+  CHECK(k25::compare_nodes(document, back).empty());
+
+  const nlohmann::json report = {
+      {"schema_version", 3},
+      {"run", nlohmann::json::object()},
+      {"topology", {{"kind", "pcie"}, {"nodes", {nlohmann::json(document.node)}}}}};
+  CHECK(k25::doctor_input_from_json(report, "report.json").node.gpus.size() == 2);
+  // An older report: node facts from its per-rank GPU records, paths unknown.
+  const nlohmann::json older = {
+      {"run", nlohmann::json::object()},
+      {"topology",
+       {{"kind", "pcie"},
+        {"nccl_version", "2.21.5"},
+        {"gpus",
+         {{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:01:00.0"}, {"pcie_gen", 4}, {"pcie_width", 8}},
+          {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:41:00.0"}, {"pcie_gen", 5}, {"pcie_width", 16}}}}}}};
+  const k25::DoctorDocument from_older = k25::doctor_input_from_json(older, "old.json");
+  CHECK(from_older.node.gpus.size() == 2);
+  CHECK(from_older.node.nccl_version == "2.21.5");
+  CHECK(k25::compare_nodes(from_older, back).front().line() == "IOMMU: unknown | translated");
+  CHECK_THROWS_WITH(k25::doctor_input_from_json(nlohmann::json::array(), "x.json"),
+                    "x.json: not a JSON object");
+  CHECK_THROWS_WITH(k25::doctor_input_from_json({{"node", 7}, {"verdicts", 1}}, "y.json"),
+                    "y.json: a node's facts must be a JSON object");
+}
+
+TEST_CASE("A rank on CPUs of another NUMA node than its GPU", "[doctor][verdicts]") {
+  k25::NodeFacts facts = fixture("plx-8gpu-acs");
+  facts.ranks = {{0, "0000:06:00.0", "0-13"}, {4, "0000:86:00.0", "0-3"}, {5, "0000:87:00.0", "0-27"}};
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(only(verdicts, "rank_far_from_gpu").finding ==
+        "rank 4 on CPUs 0-3, its GPU 4 (0000:86:00.0) near CPUs 14-27 (NUMA node 1)");
+  CHECK(k25::parse_cpu_list("0-2,7,9-10,x,3-") == std::vector<int>{0, 1, 2, 7, 9, 10});
+}
+
+TEST_CASE("docs/doctor.md holds the verdict table made from the code's", "[doctor][docs]") {
+  const std::string doc = text_of(std::string(K25_SOURCE_DIR) + "/docs/doctor.md");
+  const std::string begin = "<!-- verdicts: generated from src/analysis/node_verdicts.cpp -->\n";
+  const std::string end = "<!-- end of generated verdicts -->";
+  const std::size_t from = doc.find(begin);
+  REQUIRE(from != std::string::npos);
+  const std::size_t to = doc.find(end, from);
+  REQUIRE(to != std::string::npos);
+  CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == k25::verdict_kinds_markdown() + "\n");
+}
+
+TEST_CASE("A measuring run's report carries each host's node facts and report.md diagnoses them",
+          "[doctor][report]") {
+  k25::RunReport report;
+  report.topology.kind = "pcie";
+  report.topology.nodes = {fixture("workstation-2gpu-iommu")};
+  report.topology.nodes[0].ranks = {{0, "0000:01:00.0", "0-63"}, {1, "0000:41:00.0", "0-63"}};
+  const nlohmann::json written = report.topology;
+  REQUIRE(written.contains("nodes"));
+  const k25::TopologyInfo back = written.get<k25::TopologyInfo>();
+  CHECK(nlohmann::json(back.nodes) == nlohmann::json(report.topology.nodes));
+
+  const std::string md = k25::render_markdown(report);
+  CHECK(
+      md.find(
+          "## Node diagnosis\n\n### workstation-2gpu-iommu\n\n**workstation-2gpu-iommu: 2 GPUs, PCIe (1 GPU pair across host bridges of one NUMA node); 3 findings that cost") !=
+      std::string::npos);
+  CHECK(md.find("#### Verdicts") != std::string::npos);
+  CHECK(md.find("- **cost** `link_below_max`: GPU 1 (0000:41:00.0)'s link trained at Gen4 x8") !=
+        std::string::npos);
+  CHECK(
+      md.find("Ranks and their CPUs: rank 0 on 0000:01:00.0: CPUs 0-63; rank 1 on 0000:41:00.0: CPUs 0-63") !=
+      std::string::npos);
+  // The sections without facts in a measuring run say why.
+  CHECK(md.find("#### NCCL's view\n\nNot given: NCCL's transport per pair comes from `k25comm doctor") !=
+        std::string::npos);
+  CHECK(md.find("#### Measured P2P\n\nMeasured P2P: not part of a measuring run") != std::string::npos);
+
+  // Without GPUs (the host transport) the topology has no nodes, and report.md no diagnosis.
+  k25::RunReport host;
+  CHECK_FALSE(nlohmann::json(host.topology).contains("nodes"));
+  CHECK(k25::render_markdown(host).find("Node diagnosis") == std::string::npos);
+}
+
+TEST_CASE("A log's bytes that are not UTF-8 reach doctor.json replaced, not thrown", "[doctor][regression]") {
+  // fuzz_doctor_inputs' first finding: a host name with byte 0xb3 went into a note, and dumping doctor.json
+  // threw.
+  k25::DoctorDocument document;
+  document.node.host = "node031";
+  k25::NodeGpu gpu;
+  gpu.bus_id = "0000:4e:00.0";
+  document.node.gpus = {gpu};
+  k25::NcclInfoLog log;
+  k25::read_nccl_info_log(
+      "nod\xb3:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 4e000 commId 0x9 - Init COMPLETE\n",
+      "bad.log", log);
+  k25::add_nccl_log(document.node, log);
+  REQUIRE(document.node.nccl.notes.size() == 1);
+  k25::derive_verdicts(document);
+  std::string text;
+  REQUIRE_NOTHROW(text = k25::doctor_json_text(document));
+  CHECK(text.find("nod\xef\xbf\xbd") != std::string::npos);  // U+FFFD in place of 0xb3
+}
