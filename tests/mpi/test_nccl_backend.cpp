@@ -76,7 +76,7 @@ const k25::NcclBackend kRankOneWithoutGpu{true, rank_one_without_gpu, say_device
 
 }  // namespace
 
-TEST_CASE("absent backend: auto takes mpi and says why; --backend nccl is a usage error", "[backend]") {
+TEST_CASE("absent backend: auto takes mpi and says why, --backend nccl is a usage error", "[backend]") {
   const k25::RankContext context(30.0);
   const k25::NcclBackend& absent = k25::absent_nccl_backend();
   CHECK_FALSE(absent.built);
