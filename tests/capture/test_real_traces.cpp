@@ -273,7 +273,7 @@ TEST_CASE("real traces: the Nsight Systems export of two processes, to the nanos
   CHECK(t.sizes_unknown == 66);  // NCCL's NVTX ranges are there, their payloads are not (no blobs exported)
 }
 
-TEST_CASE("real traces: the two sampled ranks of one 128-rank job are one run; the CPU-only trace is refused",
+TEST_CASE("real traces: the two sampled ranks of one 128-rank job are one run, the CPU-only trace is refused",
           "[.][real-traces]") {
   REQUIRE_FALSE(traces_dir().empty());
   const TraceResult t =

@@ -2,7 +2,7 @@
 # tools/flake-hunt on a small ctest project of its own: a steady test, a test that fails on its 4th run, one that
 # skips, one that takes more than half its TIMEOUT. Two suites pass; the label repeated 5 times finds the failure on
 # the 4th run; the hunt counts runs, failures and skips, names the failed test and the one near its TIMEOUT, and
-# exits 1. A label without tests is a failure too.
+# exits 1. A label without tests is a failure too. The CPU hog it runs beside (--hog 1) is said and gone after.
 # usage: flake_hunt_check.sh CMAKE SOURCE_DIR WORK
 set -uo pipefail
 cmake=$1 source=$2 work=$3
@@ -21,7 +21,8 @@ set_tests_properties(near_limit PROPERTIES TIMEOUT 6)
 set_tests_properties(steady fourth_run_fails PROPERTIES LABELS x)
 CMAKE
 "$cmake" -S "$work/project" -B "$work/build" >/dev/null || { echo "FAIL: cmake"; exit 1; }
-"$source/tools/flake-hunt" --build "$work/build" --suites 2 --repeat 5 --labels x --logs "$work/logs" >"$work/out.txt"
+"$source/tools/flake-hunt" --build "$work/build" --suites 2 --repeat 5 --labels x --hog 1 --logs "$work/logs" \
+  >"$work/out.txt"
 rc=$?
 cat "$work/out.txt"
 failures=0
@@ -29,6 +30,8 @@ expect() {  # expect REGEX: a line of the hunt's output matches
   grep -qE "$1" "$work/out.txt" || { echo "FAIL: no line matching: $1"; failures=$((failures + 1)); }
 }
 [ "$rc" -eq 1 ] || { echo "FAIL: exit code $rc, expected 1"; failures=$((failures + 1)); }
+expect "^flake-hunt: .* cores, load [0-9. ]+, 1 CPU hog\(s\); 2 suite\(s\) with -j 2, labels x repeated 5 times"
+pgrep -f "flake-hunt CPU hog for $work/logs" && { echo "FAIL: the CPU hog outlived the hunt"; failures=$((failures + 1)); }
 expect "^suite 1/2: 4 tests, 4 runs, 0 failed, 1 skipped, "
 expect "^suite 2/2: 4 tests, 4 runs, 0 failed, 1 skipped, "
 expect "^  skipped: skips$"

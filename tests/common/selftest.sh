@@ -15,14 +15,15 @@ check() {  # check DESCRIPTION COMMAND...: runs COMMAND, counts a failure
 }
 elapsed_below() { [ $(((${EPOCHREALTIME//[.,]/} - $1) / 1000)) -lt "$2" ]; }  # elapsed_below START_US MS
 
-# A probe that blocks (sleep 30) under a 2 s limit: back after about 2 s, not 30.
+# A probe that blocks (sleep 30) under a 2 s limit: back after its 2 s, long before the probe's 30 s. (Each bound
+# below is half of what the other outcome would take, not a timing: a starved CPU may add seconds, never 15.)
 start=${EPOCHREALTIME//[.,]/}
 wait_until 2 "a blocking probe" sleep 30
 rc=$?
-check "a blocking probe is cut at the limit" elapsed_below "$start" 4000
+check "a blocking probe is cut at the limit" elapsed_below "$start" 15000
 check "the limit's failure returns 1 ($rc)" test "$rc" -eq 1
 check "the message says the time waited: $WAIT_ERROR" \
-  grep -qE '^a blocking probe: not within 2 s \(waited [23]\.[0-9] s\)$' <<<"$WAIT_ERROR"
+  grep -qE '^a blocking probe: not within 2 s \(waited ([2-9]|1[0-4])\.[0-9] s\)$' <<<"$WAIT_ERROR"
 
 # A shell function as probe, true on its third call.
 calls=0
@@ -37,7 +38,7 @@ start=${EPOCHREALTIME//[.,]/}
 wait_until --alive "$pid" 30 "a result" false
 rc=$?
 check "a wait ends when its --alive process ends ($rc: $WAIT_ERROR)" test "$rc" -eq 2
-check "... at once" elapsed_below "$start" 5000
+check "... at once" elapsed_below "$start" 15000
 check "... and says so" grep -qE "^a result: gave up after [0-9.]+ s, process $pid ended$" <<<"$WAIT_ERROR"
 
 # Picked ports: outside the ephemeral range, free now (they bind), not listening.
@@ -63,7 +64,7 @@ start=${EPOCHREALTIME//[.,]/}
 port_from_log "$log" "$server" 30
 rc=$?
 check "port_from_log fails for a server that ended silent ($rc: $WAIT_ERROR)" test "$rc" -eq 2 -a -z "$SERVER_PORT"
-check "... at once" elapsed_below "$start" 5000
+check "... at once" elapsed_below "$start" 15000
 rm -f "$log"
 
 # The Python side: read_port_line bounded, refused_port refuses, wait_for says the time waited.
@@ -77,8 +78,8 @@ try:
     read_port_line(silent, 1, "sleep")
     raise SystemExit("read_port_line returned for a process that printed nothing")
 except TimeoutError as error:
-    assert time.monotonic() - start < 3, "read_port_line outlasted its bound"
-    assert "within 1 s (waited 1." in str(error), error
+    assert time.monotonic() - start < 15, "read_port_line outlasted its bound"
+    assert "within 1 s (waited " in str(error), error
 finally:
     silent.kill()
     silent.wait()
@@ -89,18 +90,21 @@ try:
     wait_for(lambda: False, 0.3, "never")
     raise SystemExit("wait_for returned")
 except TimeoutError as error:
-    assert str(error).startswith("never: not within 0.3 s (waited 0."), error
+    assert str(error).startswith("never: not within 0.3 s (waited "), error
 low, high = ephemeral_range()
 assert not low <= pick_ports(3) <= high
 PY
 
 # tools/bench/time_limits.sh's limited: a command that ignores SIGTERM past its limit gets SIGKILL after a 5 s
-# wait by wall time, which the message states; nothing of its session is left.
+# wait by wall time, which the message states; nothing of its session is left. The command ignores SIGTERM from its
+# first instruction: env sets the disposition before bash starts, and an ignored signal stays ignored through fork
+# and exec (bash cannot trap a signal ignored at its entry, so limited's own trap leaves it so). A command that
+# installed its handler itself (python's signal.signal) lost the race under load: python3 through a pyenv shim
+# took 2.7 s to start at load 8, and limited's SIGTERM at 1 s ended it before the handler was there.
 marker=k25-limited-selftest-$$
 start=${EPOCHREALTIME//[.,]/}
-message=$(bash -c "source '$here/../../tools/bench/time_limits.sh'
-  limited 1 python3 -c 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)' \
-    $marker" 2>&1)
+message=$(env --ignore-signal=TERM bash -c "source '$here/../../tools/bench/time_limits.sh'
+  limited 1 python3 -c 'import time; time.sleep(60)' $marker" 2>&1)
 rc=$?
 check "limited: a command that ignores SIGTERM ends with 124 ($rc)" test "$rc" -eq 124
 check "... long before the command's own 60 s" elapsed_below "$start" 30000

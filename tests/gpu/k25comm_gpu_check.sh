@@ -116,12 +116,9 @@ symmetric_refused() {
 
 # The pid of world rank RANK among the k25comm processes this check started (their environment holds our token).
 rank_pid() {  # RANK
-  local environ pid
-  for environ in /proc/[0-9]*/environ; do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
-    if tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_RUN_TOKEN=$K25_RUN_TOKEN" &&
-      tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+  local pid
+  for pid in $(pids_with_env "K25_RUN_TOKEN=$K25_RUN_TOKEN"); do
+    if environ_has "$pid" "OMPI_COMM_WORLD_RANK=$1" &&
       tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline" | grep -qxF "$k25comm"; then
       echo "$pid"
       return 0

@@ -1,9 +1,10 @@
 // measure_point and gather_point on real MPI ranks with a scripted transport: trial counts, the maximum over
 // ranks, the host launch time, the slowest (late-arriving) rank, wrong counts and interrupts. Run under
 // mpirun -np 3; every rank runs every test case in the same order (they are collective).
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 #include <catch2/catch.hpp>
+
+#include "../unit/catch_session.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -229,7 +230,7 @@ TEST_CASE("a signal on one rank ends the point on every rank at the next trial b
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const int failed = Catch::Session().run(argc, argv);
+  const int failed = run_catch_session(argc, argv);
   MPI_Finalize();
   return failed == 0 ? 0 : 1;
 }

@@ -2,9 +2,10 @@
 // are given says (the absent one of a build without CUDA, or a scripted one standing in for k25nccl), the
 // first rank's problem decides for all, and this executable links k25core alone. Run under mpirun -np 2;
 // every rank runs every test case in the same order (they are collective).
-#define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 #include <catch2/catch.hpp>
+
+#include "../unit/catch_session.hpp"
 
 #include <string>
 
@@ -75,7 +76,7 @@ const k25::NcclBackend kRankOneWithoutGpu{true, rank_one_without_gpu, say_device
 
 }  // namespace
 
-TEST_CASE("absent backend: auto takes mpi and says why; --backend nccl is a usage error", "[backend]") {
+TEST_CASE("absent backend: auto takes mpi and says why, --backend nccl is a usage error", "[backend]") {
   const k25::RankContext context(30.0);
   const k25::NcclBackend& absent = k25::absent_nccl_backend();
   CHECK_FALSE(absent.built);
@@ -134,7 +135,7 @@ TEST_CASE("the topology probe reads each rank's GPU through the backend", "[back
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const int failed = Catch::Session().run(argc, argv);
+  const int failed = run_catch_session(argc, argv);
   MPI_Finalize();
   return failed == 0 ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 # DIR/env sets K25_SLURM_MPI to the PMIx plugin this Slurm offers for Open MPI (pmix, else pmix_v4, else pmi2).
 set -euo pipefail
 source "$(dirname "$0")/../common/wait.sh"
+source "$(dirname "$0")/../common/processes.sh"
 
 die() {
   echo "slurm_cluster: $*" >&2
@@ -37,21 +38,13 @@ stop_pid() {  # stop_pid FILE: TERM the daemon whose pid FILE holds (one we star
 # (job scripts, tasks, the tests' srun and sbatch) and those holding a file of its folder open (slurmstepd, which
 # clears its environment but keeps slurmd's log open). All were started through this fixture.
 cluster_processes() {
-  local proc p link ancestors=" " up=$$
+  local p ancestors=" " up=$$
   while [ "$up" -gt 1 ] 2>/dev/null; do
     ancestors+="$up "
     up=$(awk '{ print $4 }' "/proc/$up/stat" 2>/dev/null || echo 0)
   done
-  for proc in /proc/[0-9]*; do
-    p=${proc#/proc/}
-    [[ "$ancestors" == *" $p "* ]] && continue
-    if { tr '\0' '\n' <"$proc/environ" | grep -qxF "SLURM_CONF=$dir/slurm.conf"; } 2>/dev/null; then
-      echo "$p"
-      continue
-    fi
-    for link in "$proc"/fd/*; do
-      [[ "$(readlink "$link" 2>/dev/null)" == "$dir/"* ]] && { echo "$p"; break; }
-    done
+  for p in $({ pids_with_env "SLURM_CONF=$dir/slurm.conf"; pids_with_open "$dir/"; } | sort -un); do
+    [[ "$ancestors" == *" $p "* ]] || echo "$p"
   done
   return 0
 }

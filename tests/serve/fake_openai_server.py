@@ -4,7 +4,8 @@
 Streams one token per chunk at a fixed schedule: the first content chunk `ttft_ms` after the request arrived,
 then one every `itl_ms` (absolute deadlines, so lateness does not accumulate). Both /v1/completions and
 /v1/chat/completions; GET /v1/models; GET /stats returns what the server really did per request (its own send
-times: the truth the client is measured against); POST /reset clears it.
+times: the truth the client is measured against; each taken just before the chunk's write, so that no client can
+have read the chunk earlier); POST /reset clears it.
 
 Options are server-wide defaults (--itl-ms, ...) and can be overridden per endpoint by leading path segments:
     http://127.0.0.1:PORT/itl_ms=20/fault=cut/v1/completions
@@ -187,8 +188,8 @@ async def stream(state, writer, options, api, request, record):
     for j in range(chunks):
         await sleep_until(loop, t0 + options["ttft_ms"] / 1000.0 + j * options["itl_ms"] / 1000.0)
         n = min(tpc, max_tokens - sent_tokens)
+        now = loop.time()  # before the write: no client can have read the chunk earlier
         await send_event(chunk(text=" tok" * n))
-        now = loop.time()
         sent_tokens += n
         if record["first_s"] is None:
             record["first_s"] = now - t0

@@ -1,7 +1,9 @@
 // Unit tests of the rank's watchdog (both transports): an armed call past the timeout is handed to the action
 // thread once, with its description; short calls and idle time are not; aborts run on the action thread; and
 // the monitor ends the process after the grace period whatever the action thread is stuck in (with a stand-in
-// for the ending, and once for real in a child process: exit code 3 and the message).
+// for the ending, and once for real in a child process: exit code 3 and the message). A call meant to expire
+// stays armed until the monitor has seen it expire (bounded), never for a sleep that hopes the monitor looked
+// in time: under load a monitor thread can wait longer than any such sleep for a core.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -78,7 +80,7 @@ TEST_CASE("an armed call past the timeout is handed to the action once, with its
   Seen expired, ended;
   std::thread::id action_thread;
   k25::CallWatchdog watchdog(
-      0.05, 5.0,
+      0.05, 60.0,
       [&](const std::string& text) {
         action_thread = std::this_thread::get_id();
         expired.add(text);
@@ -87,7 +89,10 @@ TEST_CASE("an armed call past the timeout is handed to the action once, with its
   const NamedPoint point("MPI_Allreduce of allreduce at 16 tokens, op 3 of 122");
   {
     const k25::ArmedWait armed(watchdog, point);
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    CHECK(within(std::chrono::seconds(30), [&] { return !expired.get().empty(); }));
+    // Still armed for more of the monitor's looks (one each 2.5 ms): none hands the call on again. Load gives
+    // fewer looks, never a false failure.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   CHECK(expired.get() == std::vector<std::string>{"MPI_Allreduce of allreduce at 16 tokens, op 3 of 122"});
   CHECK(watchdog.fired());
@@ -113,15 +118,15 @@ TEST_CASE("calls that end within the timeout, and idle time, are never reported"
 
 TEST_CASE("a later call is watched again after a report", "[watchdog]") {
   Seen expired;
-  k25::CallWatchdog watchdog(0.05, 5.0, [&](const std::string& text) { expired.add(text); });
+  k25::CallWatchdog watchdog(0.05, 60.0, [&](const std::string& text) { expired.add(text); });
   const NamedPoint first("first"), second("second");
   {
     const k25::ArmedWait armed(watchdog, first);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(within(std::chrono::seconds(30), [&] { return expired.get().size() == 1; }));
   }
   {
     const k25::ArmedWait armed(watchdog, second);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(within(std::chrono::seconds(30), [&] { return expired.get().size() == 2; }));
   }
   CHECK(expired.get() == std::vector<std::string>{"first", "second"});
 }
@@ -144,7 +149,7 @@ TEST_CASE("a call whose action blocks ends the process after the grace, naming t
   });
   {
     const k25::ArmedWait armed(watchdog, point);
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(within(std::chrono::seconds(30), [&] { return watchdog.fired(); }));
   }  // disarm() waits while the action runs
   release.join();
   CHECK(expired.get().size() == 1);

@@ -91,7 +91,7 @@ TEST_CASE("a change beyond the threshold but within the runs' own spread is nois
   CHECK(output.find("no regression") != std::string::npos);
 }
 
-TEST_CASE("a change within the threshold is the same; a speed-up is an improvement", "[compare]") {
+TEST_CASE("a change within the threshold is the same, a speed-up is an improvement", "[compare]") {
   const RunReport base = report_with_step(6810.0, 0.01);
   CHECK(figure(compare_reports(base, report_with_step(6810.0 * 1.03, 0.01), rules()), "allreduce T=1 eager",
                "step p50 us")

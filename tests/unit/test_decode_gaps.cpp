@@ -70,7 +70,7 @@ TEST_CASE("gaps: the skew lies from 0 up to skew_us, the same for a seed, and di
   CHECK(decode_skew_us(DecodeGapSpec{}, 3, Phase::dispatch, 1, 0) == 0.0);
 }
 
-TEST_CASE("gaps become the ops' busy_before_us; a gap list of the wrong length is refused",
+TEST_CASE("gaps become the ops' busy_before_us, a gap list of the wrong length is refused",
           "[plan][decode]") {
   const PhasePlan phase = allreduce_phase();
   RankOpOptions options;

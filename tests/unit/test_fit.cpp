@@ -88,7 +88,7 @@ TEST_CASE("flat latency gives no bandwidth term and says why", "[fit]") {
   CHECK(predict_step_us(fits[0], 64) == Approx(122 * 30.0));
 }
 
-TEST_CASE("one fit per phase and mode; a single byte count is not fitted; JSON round trip", "[fit]") {
+TEST_CASE("one fit per phase and mode, a single byte count is not fitted, JSON round trip", "[fit]") {
   std::vector<PhaseResult> results = synthetic_allreduce(25.0, 40.0);
   results.push_back(allreduce_result(1, TimingMode::graph, 2000.0));  // one point only
   results.push_back(alltoall_result(Phase::dispatch, 1, TimingMode::eager, 60 * 40.0));

@@ -126,7 +126,7 @@ TEST_CASE("the schedule measures a padded count once and reports it for each cou
   }
 }
 
-TEST_CASE("a padded result carries both counts through report.json; older reports asked what they measured",
+TEST_CASE("a padded result carries both counts through report.json, older reports asked what they measured",
           "[graph_padding][report]") {
   const PhaseResult padded = graph_result(3, 4, 1000.0);
   CHECK(padded.tokens == 4);
@@ -217,7 +217,7 @@ TEST_CASE("a fit counts a measurement shared by padded counts once", "[graph_pad
   CHECK(fits[0].min_tokens == 4);
 }
 
-TEST_CASE("compare matches on the count asked; a change of padding is not comparable unless allowed",
+TEST_CASE("compare matches on the count asked, a change of padding is not comparable unless allowed",
           "[graph_padding][compare]") {
   RunReport base = empty_report(), next = empty_report();
   base.results = {graph_result(3, 4, 400.0), allreduce_result(3, TimingMode::eager, 500.0)};

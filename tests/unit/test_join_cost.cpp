@@ -44,7 +44,7 @@ TEST_CASE("join cost: the decode op p50 over the eager one at the same phase and
   CHECK_FALSE(results[0].decode);
 }
 
-TEST_CASE("decode fields survive report.json; derived ones are recomputed on analysis",
+TEST_CASE("decode fields survive report.json, derived ones are recomputed on analysis",
           "[analysis][decode]") {
   RunReport report = empty_report();
   report.results = {allreduce_result(16, TimingMode::eager, 2440.0), decode_result(16, 47.0, 4880.0)};

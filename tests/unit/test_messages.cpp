@@ -20,7 +20,7 @@
 using namespace k25;
 using namespace k25::test;
 
-TEST_CASE("a user error names no source path unless --verbose; internal errors say so", "[messages]") {
+TEST_CASE("a user error names no source path unless --verbose, internal errors say so", "[messages]") {
   const RuntimeFault fault("cannot create output directory '/proc/x': Permission denied", "mkdir",
                            "/tmp/fresh/src/report/atomic_file.cpp", 64);
   CHECK(std::string(fault.what()).find("atomic_file.cpp") == std::string::npos);

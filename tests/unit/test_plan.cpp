@@ -59,7 +59,7 @@ TEST_CASE("per-copy payloads follow DeepEP's definitions", "[plan]") {
   CHECK(dispatch_bytes_per_copy(bf16_dispatch) == 14336);
 }
 
-TEST_CASE("Kimi has 60 dispatch and 60 combine ops; per-rank copies bound the bytes", "[plan]") {
+TEST_CASE("Kimi has 60 dispatch and 60 combine ops, per-rank copies bound the bytes", "[plan]") {
   const RunConfig c = kimi();
   const int tokens = 16, ranks = 8;
   const DecodeStepPlan plan = plan_decode_step(c.model, c.routing, c.sweep, tokens, ranks);

@@ -56,7 +56,7 @@ TEST_CASE("attribution shares above 100 % of TPOT are flagged in report.json, ru
   CHECK(render_markdown(r).find("above TPOT") == std::string::npos);
 }
 
-TEST_CASE("serve levels with failed requests are noted; levels without completions are named", "[caveats]") {
+TEST_CASE("serve levels with failed requests are noted, levels without completions are named", "[caveats]") {
   ServeLevel partial = serve_level(2, 13.0, 150.0);
   partial.requests = 12;
   partial.completed = 8;

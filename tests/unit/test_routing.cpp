@@ -42,7 +42,7 @@ TEST_CASE("top-k equal to the experts reaches every rank once per token", "[rout
     for (int dst = 0; dst < 4; ++dst) CHECK(m.at(src, dst) == 5u);
 }
 
-TEST_CASE("the same seed gives the same matrix; another seed or layer another", "[routing]") {
+TEST_CASE("the same seed gives the same matrix, another seed or layer another", "[routing]") {
   RoutingSpec r;
   r.seed = 1234;
   const ByteMatrix a = route_copies(model(384, 8), r, 64, 8, 3);

@@ -170,7 +170,7 @@ TEST_CASE("an interrupted level says its planned count on the console and in rep
   CHECK(render_markdown(serve_only(level)).find("| 1 | 4 | 4 | 0 |") != std::string::npos);
 }
 
-TEST_CASE("a serve-only report has no Host transport note; a replay on the host transport has",
+TEST_CASE("a serve-only report has no Host transport note, a replay on the host transport has",
           "[serve-truths]") {
   const RunReport r = serve_only(serve_level(1, 12.0, 80.0));
   CHECK(render_markdown(r).find("Host transport:") == std::string::npos);

@@ -74,7 +74,7 @@ TEST_CASE("sse: comment lines, unknown fields, id and retry are ignored", "[sse]
   REQUIRE(events[0].type.empty());
 }
 
-TEST_CASE("sse: multi-line data is joined with newlines; event type is kept", "[sse]") {
+TEST_CASE("sse: multi-line data is joined with newlines, event type is kept", "[sse]") {
   SseParser parser;
   std::vector<SseEvent> events;
   parser.feed("event: error\ndata: {\"a\":\ndata:1}\ndata\n\n", events);
@@ -84,7 +84,7 @@ TEST_CASE("sse: multi-line data is joined with newlines; event type is kept", "[
   REQUIRE(k25::interpret_stream_chunk("{\"a\":\n1}\n").kind == k25::ChunkKind::empty);
 }
 
-TEST_CASE("sse: only one leading space of a value is removed; empty data is an event", "[sse]") {
+TEST_CASE("sse: only one leading space of a value is removed, empty data is an event", "[sse]") {
   SseParser parser;
   std::vector<SseEvent> events;
   parser.feed("data:  two spaces\n\ndata:\n\n", events);

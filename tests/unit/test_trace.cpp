@@ -100,7 +100,7 @@ TEST_CASE("per-op slices carry the op's exact start, duration and bytes", "[trac
   CHECK(nlohmann::json::parse(trace.dump()) == trace);
 }
 
-TEST_CASE("a transport whose launch is the step has no enqueue track; graph mode has no per-op track",
+TEST_CASE("a transport whose launch is the step has no enqueue track, graph mode has no per-op track",
           "[trace]") {
   TrialTimeline trial = two_rank_trial();
   for (StepSpan& step : trial.step) step.launch_us.reset();

@@ -13,6 +13,8 @@
 K25_LIMIT_MARGIN_S=${K25_LIMIT_MARGIN_S:-5}
 # shellcheck source=../../tests/common/wait.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/wait.sh"
+# shellcheck source=../../tests/common/processes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/processes.sh"
 
 # Seconds left before K25_DEADLINE minus the margin (a large number without a deadline; never below 1).
 seconds_left() {
@@ -97,14 +99,10 @@ limited() {
 # sweep_token TOKEN: ends every process whose environment holds K25_RUN_TOKEN=TOKEN (what outlived its session:
 # a rank that made a session of its own) and prints how many there were.
 sweep_token() {
-  local token=$1 found=0 environ pid
-  for environ in /proc/[0-9]*/environ; do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
+  local token=$1 found=0 pid
+  for pid in $(pids_with_env "K25_RUN_TOKEN=$token"); do
     [ "$pid" = "$$" ] && continue
-    if tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_RUN_TOKEN=$token"; then
-      if kill -KILL "$pid" 2>/dev/null; then found=$((found + 1)); fi
-    fi
+    if kill -KILL "$pid" 2>/dev/null; then found=$((found + 1)); fi
   done
   echo "$found"
 }

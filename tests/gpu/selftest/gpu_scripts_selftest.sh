@@ -32,6 +32,8 @@ unset K25_DEADLINE K25_RUN_TOKEN K25_GPU_ONLY OUT
 fail() { echo "FAIL ($case_name): $*"; exit 1; }
 # shellcheck source=../../common/wait.sh
 source "$root/tests/common/wait.sh"
+# shellcheck source=../../common/processes.sh
+source "$root/tests/common/processes.sh"
 
 # A bundle of stand-ins, laid out as tools/gpu-checks bundle lays out the real one.
 make_bundle() {  # DIR
@@ -46,17 +48,25 @@ make_bundle() {  # DIR
   : >"$1/ref/nccl-inspector/libnccl-profiler-inspector.so"
   echo "selftest" >"$1/SOURCE"
 }
-# The pids of stand-ins of this test still running.
-leftovers() {
-  local environ pid
-  for environ in /proc/[0-9]*/environ; do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
+# The pids of stand-ins of this test still running (or, given a pattern, of those whose command line matches it).
+leftovers() {  # [PATTERN]
+  local pid pattern=${1:-fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check}
+  for pid in $(pids_with_env "K25_FAKE_MARK=$K25_FAKE_MARK"); do
     [ "$pid" = $$ ] && continue
-    tr '\0' '\n' 2>/dev/null <"$environ" | grep -qx "K25_FAKE_MARK=$K25_FAKE_MARK" &&
-      grep -qE "fakes/|gpu-checks|k25comm_gpu_check|capture_gpu_check" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+    [[ "$(cmdline_of "$pid")" =~ $pattern ]] && echo "$pid"
   done
   return 0
+}
+running() { [ -n "$(leftovers "$1")" ]; }  # PATTERN: whether a process of this test matching PATTERN runs
+# Kills every stand-in of this test; true once a pass found none. One pass is not enough: a check killed while it
+# forks leaves a child that the pass did not see (3 stand-in k25comm of 20 as-they-end runs under a CPU hog).
+kill_leftovers() {
+  local pids
+  pids=$(leftovers)
+  [ -z "$pids" ] && return 0
+  # shellcheck disable=SC2086  # a list of pids
+  kill -KILL $pids 2>/dev/null
+  return 1
 }
 expect_line() {  # FILE REGEX WHAT
   grep -qE "$2" "$1" || { echo "--- $1"; cat "$1"; fail "$3"; }
@@ -121,10 +131,13 @@ as-they-end)
   runner=$!
   wait_until 30 "the version check's line in the summary" grep -qs "^version " "$work/out/summary.txt" ||
     { kill -KILL -- "-$runner"; fail "$WAIT_ERROR"; }
-  sleep 2
+  # mid-run: the k25comm check (eager-graph) has started, and never ends
+  wait_until --alive "$runner" 30 "the k25comm check running" running "k25comm_gpu_check.sh eager-graph" ||
+    { kill -KILL -- "-$runner"; fail "$WAIT_ERROR"; }
   kill -KILL -- "-$runner" 2>/dev/null
   wait "$runner" 2>/dev/null
-  for pid in $(leftovers); do kill -KILL "$pid" 2>/dev/null; done  # the killed run's check, in its own session
+  # the killed run's check, in its own session, and whatever it started meanwhile
+  wait_until 30 "every process of the killed run ended" kill_leftovers || fail "$WAIT_ERROR: $(leftovers)"
   expect_line "$work/out/summary.txt" "^version +correctness +PASS" "the summary lost the check that ended"
   [ -s "$work/out/logs/version.log" ] || fail "the log of the check that ended is not under \$OUT"
   [ -s "$work/out/machine.txt" ] || fail "no machine.txt"
