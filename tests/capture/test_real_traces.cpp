@@ -410,9 +410,9 @@ TEST_CASE("real traces: the 8 DLRM ranks together, their collectives lined up ac
   CHECK(all_reduce.start_spread_us.max == Approx(885.0));
   CHECK(all_reduce.last_ranks == std::vector<int>{7, 5, 4});
   CHECK(all_reduce.last_rank_count == 1);
-  // Each collective split at the last start (recomputed from the files): the ranks' mean wait 106.75 / 422.375 /
-  // 626.125 us and the mean time from the last start to their ends 84.75 / 19.625 / 66.25 us; rank 7 starts
-  // 223 / 136 / 147 us behind the earliest.
+  // Each collective split at the last start (recomputed from the files): the ranks' mean wait 106.75 /
+  // 422.375 / 626.125 us and the mean time from the last start to their ends 84.75 / 19.625 / 66.25 us; rank
+  // 7 starts 223 / 136 / 147 us behind the earliest.
   CHECK(all_reduce.wait_us.min == Approx(106.75));
   CHECK(all_reduce.wait_us.p50 == Approx(422.375));
   CHECK(all_reduce.wait_us.max == Approx(626.125));

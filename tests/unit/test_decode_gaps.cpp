@@ -107,7 +107,7 @@ TEST_CASE(
     CHECK(gap >= 100.0);
     CHECK(gap <= 130.0);
   }
-  CHECK(decode_gaps_us(phase, 3, spec) != decode_gaps_us(phase, 1, spec));  // rank 3 draws its own
+  CHECK(decode_gaps_us(phase, 3, spec) != decode_gaps_us(phase, 1, spec));      // rank 3 draws its own
   for (const double gap : decode_gaps_us(phase, 3, spec)) CHECK(gap >= 100.0);  // 3 mod 2: rank 1's arrivals
   CHECK(configured_gaps_us(phase, spec) == 6 * 90.0);
   // The quantiles joined by straight lines.

@@ -165,7 +165,8 @@ TEST_CASE("a fit whose free alpha would be negative holds it at zero", "[fit]") 
   CHECK(line.intercept == 0.0);
   // Through the origin on relative errors: slope = sum(x / y) / sum((x / y)^2).
   double ratio_sum = 0, square_sum = 0;
-  for (const auto& [xi, yi] : std::vector<std::pair<double, double>>{{1, 1.5}, {2, 3.5}, {4, 7.5}, {8, 15.5}}) {
+  for (const auto& [xi, yi] :
+       std::vector<std::pair<double, double>>{{1, 1.5}, {2, 3.5}, {4, 7.5}, {8, 15.5}}) {
     ratio_sum += xi / yi;
     square_sum += (xi / yi) * (xi / yi);
   }

@@ -62,7 +62,9 @@ TEST_CASE("decode fields survive report.json, derived ones are recomputed on ana
   CHECK_FALSE(eager.contains("decode"));
 }
 
-TEST_CASE("gaps from a serve report (--gaps-from): TPOT minus the step's communication, spread over the layers", "[analysis][decode]") {
+TEST_CASE(
+    "gaps from a serve report (--gaps-from): TPOT minus the step's communication, spread over the layers",
+    "[analysis][decode]") {
   RunReport report = empty_report();
   // AllReduce 6.1 ms eager and 3.05 ms graph at 1 token, dispatch and combine 0.4 ms each in graph mode.
   report.results = {allreduce_result(1, TimingMode::eager, 6100.0),
