@@ -17,6 +17,8 @@ std::string read_whole_file(const std::string& path, std::uintmax_t most_bytes) 
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::none)  // stat itself failed: a folder on the way not searchable, ...
+    throw UsageError(fmt::format("{}: cannot be read: {}", path, ec.message()));
   if (!fs::exists(status)) throw UsageError(fmt::format("{}: no such file or directory", path));
   if (fs::is_directory(status)) throw UsageError(fmt::format("{}: a folder, not a file", path));
   if (!fs::is_regular_file(status)) throw UsageError(fmt::format("{}: not a regular file", path));
