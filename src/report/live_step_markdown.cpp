@@ -10,7 +10,7 @@
 namespace k25 {
 namespace {
 
-using L = const LiveStepLevel&;
+using Level = const LiveStepLevel&;
 
 std::string ms(double us) {
   return readable_number(us / 1000.0);
@@ -20,7 +20,7 @@ std::string optional_ms(const std::optional<double>& value) {
   return value ? readable_number(*value) : "-";
 }
 
-std::string kinds_text(L level) {
+std::string kinds_text(Level level) {
   std::string text;
   for (const LiveStepKind& kind : level.kinds)
     text += fmt::format("{}{} {:g} x, {} ms", text.empty() ? "" : "; ", kind.kind, kind.ops_per_step,
@@ -30,36 +30,38 @@ std::string kinds_text(L level) {
 
 Columns<LiveStepLevel> step_columns() {
   return {
-      {"C", "", [](L l) { return TableCell::count(l.concurrency); }},
+      {"C", "", [](Level l) { return TableCell::count(l.concurrency); }},
       {"step", "",
-       [](L l) { return TableCell(l.status == LiveStepStatus::read ? l.step : to_string(l.status)); },
+       [](Level l) { return TableCell(l.status == LiveStepStatus::read ? l.step : to_string(l.status)); },
        kEveryOutput, 0, Align::left},
-      {"steps read", "", [](L l) { return TableCell::count(static_cast<double>(l.steps)); }},
-      {"step wall p50", "ms", [](L l) { return TableCell(ms(l.wall_us)); }},
-      {"GPU busy p50", "ms", [](L l) { return TableCell(ms(l.gpu_busy_us)); }},
+      {"steps read", "", [](Level l) { return TableCell::count(static_cast<double>(l.steps)); }},
+      {"step wall p50", "ms", [](Level l) { return TableCell(ms(l.wall_us)); }},
+      {"GPU busy p50", "ms", [](Level l) { return TableCell(ms(l.gpu_busy_us)); }},
       {"comm merged p50", "ms",
-       [](L l) { return TableCell(fmt::format("{} ({:.1f} %)", ms(l.comm_merged_us), 100 * l.comm_share)); }},
+       [](Level l) {
+         return TableCell(fmt::format("{} ({:.1f} %)", ms(l.comm_merged_us), 100 * l.comm_share));
+       }},
       {"comm exposed p50", "ms",
-       [](L l) {
+       [](Level l) {
          return TableCell(fmt::format("{} ({:.1f} %)", ms(l.comm_exposed_us), 100 * l.exposed_share));
        }},
-      {"comm by kind (merged)", "", [](L l) { return TableCell(kinds_text(l)); }, kEveryOutput, 0,
+      {"comm by kind (merged)", "", [](Level l) { return TableCell(kinds_text(l)); }, kEveryOutput, 0,
        Align::left},
-      {"TPOT p50 level", "ms", [](L l) { return TableCell(optional_ms(l.level_tpot_ms)); }},
-      {"TPOT p50 profiled", "ms", [](L l) { return TableCell(optional_ms(l.window_tpot_ms)); }},
-      {"replay burst T=C", "ms", [](L l) { return TableCell(optional_ms(l.replay_burst_ms)); }},
+      {"TPOT p50 level", "ms", [](Level l) { return TableCell(optional_ms(l.level_tpot_ms)); }},
+      {"TPOT p50 profiled", "ms", [](Level l) { return TableCell(optional_ms(l.window_tpot_ms)); }},
+      {"replay burst T=C", "ms", [](Level l) { return TableCell(optional_ms(l.replay_burst_ms)); }},
   };
 }
 
 // One column per kernel class any level has, in the order they first appear.
 Columns<LiveStepLevel> class_columns(const std::vector<LiveStepLevel>& levels) {
-  Columns<LiveStepLevel> columns{{"C", "", [](L l) { return TableCell::count(l.concurrency); }}};
+  Columns<LiveStepLevel> columns{{"C", "", [](Level l) { return TableCell::count(l.concurrency); }}};
   std::set<std::string> seen;
   for (const LiveStepLevel& level : levels)
     for (const LiveStepClass& cls : level.classes) {
       if (!seen.insert(cls.cls).second) continue;
       const std::string name = cls.cls;
-      columns.push_back({name, "ms", [name](L l) {
+      columns.push_back({name, "ms", [name](Level l) {
                            for (const LiveStepClass& c : l.classes)
                              if (c.cls == name)
                                return TableCell(fmt::format("{} ({:.1f} %)", ms(c.merged_us), 100 * c.share));

@@ -1,6 +1,7 @@
 // Crafted reports for the analysis unit tests: exact values, no timings.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/run_report.hpp"
@@ -92,6 +93,12 @@ inline RunReport empty_report(const std::string& model = "kimi-k2.5", const std:
   r.topology.kind = kind;
   if (kind == "pcie") r.topology.link_limit_gbps = 63.0;
   return r;
+}
+
+// Whether one of the run's notes starts with `prefix`.
+inline bool has_note_starting(const RunReport& r, const std::string& prefix) {
+  return std::any_of(r.run.notes.begin(), r.run.notes.end(),
+                     [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
 }
 
 }  // namespace k25::test

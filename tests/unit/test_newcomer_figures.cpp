@@ -23,11 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool has_note_starting(const RunReport& r, const std::string& prefix) {
-  return std::any_of(r.run.notes.begin(), r.run.notes.end(),
-                     [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
-}
-
 // A stream of `chunks` content chunks of 4 tokens each, 50 ms apart, ending with `finish_reason` and no
 // usage.
 RequestRecord stream_without_usage(int chunks, const std::string& finish_reason, long long forced_tokens) {

@@ -18,11 +18,6 @@ using namespace k25::test;
 
 namespace {
 
-bool has_note_starting(const RunReport& r, const std::string& prefix) {
-  return std::any_of(r.run.notes.begin(), r.run.notes.end(),
-                     [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
-}
-
 RunReport with_serve(std::vector<ServeLevel> levels) {
   RunReport r = empty_report();
   r.results = {allreduce_result(1, TimingMode::eager, 6810.0),
