@@ -9,6 +9,7 @@ fi
 
 source "$K25_SOURCE/tests/common/wait.sh"
 source "$K25_SOURCE/tests/common/journal.sh"
+source "$K25_SOURCE/tests/common/processes.sh"
 
 FIXTURE_DOWN=()  # commands that tear the fixtures down, run in reverse order on exit
 

@@ -45,7 +45,7 @@ wait_until --alive "$job" 100 "a result journaled under srun" has_results "$stop
   { cat "$stopped.log"; fail "$WAIT_ERROR"; }
 victim=""
 for p in $(pgrep -f -- "^$K25COMM .*--out $stopped( |\$)"); do
-  tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx SLURM_PROCID=2 && victim=$p
+  environ_has "$p" SLURM_PROCID=2 && victim=$p
 done
 [ -n "$victim" ] || fail "task 2 not found"
 FIXTURE_DOWN+=("kill -KILL $victim 2>/dev/null")

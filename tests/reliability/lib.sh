@@ -5,6 +5,7 @@
 # set.
 source "$(dirname "${BASH_SOURCE[0]}")/../common/wait.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/../common/journal.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common/processes.sh"
 
 # start_job OUT LOG [k25comm flags...]: mpirun -np ${RANKS:-4} in the background; sets JOB_PID.
 start_job() {
@@ -46,7 +47,7 @@ wait_for_results() {
 rank_pids() {
   local p
   for p in $(pgrep -f -- "--out $1( |\$)"); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q '^OMPI_COMM_WORLD_RANK=' && echo "$p"
+    grep -qz '^OMPI_COMM_WORLD_RANK=' "/proc/$p/environ" 2>/dev/null && echo "$p"
   done
   return 0
 }
@@ -55,7 +56,7 @@ rank_pids() {
 rank_pid() {
   local p
   for p in $(rank_pids "$1"); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && { echo "$p"; return 0; }
+    environ_has "$p" "OMPI_COMM_WORLD_RANK=$2" && { echo "$p"; return 0; }
   done
   return 1
 }
