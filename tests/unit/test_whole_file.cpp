@@ -32,6 +32,11 @@ TEST_CASE("a whole file is read as it is, or refused in one line", "[whole-file]
   REQUIRE(mkfifo(pipe.c_str(), 0600) == 0);
   CHECK_THROWS_WITH(read_whole_file(pipe), Equals(pipe + ": not a regular file"));
 
+  // stat itself fails (a name longer than NAME_MAX; as root a folder without search permission would not do):
+  // the reason, not "no such file".
+  const std::string too_long = (dir / std::string(300, 'n')).string();
+  CHECK_THROWS_WITH(read_whole_file(too_long), Equals(too_long + ": cannot be read: File name too long"));
+
   const std::string big = (dir / "big").string();
   std::ofstream(big, std::ios::binary) << std::string((2u << 20) + 1, 'x');
   CHECK_THROWS_WITH(read_whole_file(big, 2u << 20), Equals(big + ": larger than 2 MiB"));
