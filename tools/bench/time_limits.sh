@@ -19,7 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/processes.sh"
 # Seconds left before K25_DEADLINE minus the margin (a large number without a deadline; never below 1).
 seconds_left() {
   if [ -z "${K25_DEADLINE:-}" ]; then echo 100000; return; fi
-  local left=$((K25_DEADLINE - $(date +%s) - K25_LIMIT_MARGIN_S))
+  local left=$((K25_DEADLINE - EPOCHSECONDS - K25_LIMIT_MARGIN_S))
   [ "$left" -lt 1 ] && left=1
   echo "$left"
 }
@@ -61,13 +61,13 @@ limited() {
   trap 'stop=HUP' HUP
   limit=$(bounded_limit "$asked")
   sid_file=$(mktemp /tmp/k25-sid.XXXXXX)
-  started=$(date +%s)
+  started=$EPOCHSECONDS
   K25_RUN_TOKEN=${K25_RUN_TOKEN:-k25-$$} setsid sh -c 'echo $$ >"$0"; exec "$@"' "$sid_file" "$@" </dev/null &
   pid=$!
   while [ ! -s "$sid_file" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
   sid=$(cat "$sid_file" 2>/dev/null || true)
   rm -f "$sid_file"
-  while kill -0 "$pid" 2>/dev/null && [ $(($(date +%s) - started)) -lt "$limit" ] && [ -z "$stop" ]; do
+  while kill -0 "$pid" 2>/dev/null && [ $((EPOCHSECONDS - started)) -lt "$limit" ] && [ -z "$stop" ]; do
     sleep 0.2
   done
   if kill -0 "$pid" 2>/dev/null; then
