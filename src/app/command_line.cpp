@@ -285,6 +285,8 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   report->add_option(
       "--capture", rerender.capture_inputs,
       "a profiled run's trace folder read later, joined to its live profile: C:DIR for level C, or DIR for the next level not read (docs/live-profile.md)");
+  bool report_no_plots = false;
+  report->add_flag("--no-plots", report_no_plots, "do not run tools/plot-report");
 
   CaptureOptions& cap = cli.capture;
   auto* capture = app.add_subcommand(
@@ -412,6 +414,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     if (!compare_format.empty()) cmp.format = *enum_from_name<CompareFormat>(compare_format);
   } else if (report->parsed()) {
     cli.command = Command::report;
+    rerender.plots = !report_no_plots;
     rerender.join_captures = [inputs = rerender.capture_inputs](RunReport& joined) {
       join_live_captures(joined, inputs);
     };

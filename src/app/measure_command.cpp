@@ -477,7 +477,7 @@ void write_run(const RunConfig& config, const RankContext& context, const SweepO
                                   ? interruption_reason(interrupt_signal())
                                   : "serve phase " + state->report.serve.stopped_reason;
     }
-    write_outputs(config, *state, /*with_plots=*/run.complete);
+    write_outputs(config, *state, /*with_plots=*/run.complete && config.output.plots);
     for (const std::string& line : per_token_count_lines(state->report))
       state->table.print_note("per token count: " + line);
     for (const std::string& sentence : state->report.headline)

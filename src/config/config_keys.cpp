@@ -528,6 +528,8 @@ std::vector<ConfigKey> make_table() {
           text("path"), [](auto& c) -> auto& { return c.output.dir; }),
     field({"output", "trace", "write trace.json", "--no-trace", FlagKind::sets_false},
           boolean(), [](auto& c) -> auto& { return c.output.trace; }),
+    field({"output", "plots", "run tools/plot-report: the report's PNG plots", "--no-plots", FlagKind::sets_false},
+          boolean(), [](auto& c) -> auto& { return c.output.plots; }),
   };
   // clang-format on
 }

@@ -231,6 +231,7 @@ struct ServeSpec {
 struct OutputSpec {
   std::string dir = "k25comm-out";
   bool trace = true;  // Chrome trace-event timeline: each point's median timed trial and a per-op pass trial
+  bool plots = true;  // tools/plot-report's PNG figures of the report (--no-plots: not run)
 };
 
 struct RunConfig {

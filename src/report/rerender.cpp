@@ -62,7 +62,7 @@ int run_report_command(const RerenderOptions& options, std::ostream& out) {
   }
   if (merging) refuse_overwriting_inputs(options, out_dir);
   ensure_writable_directory(out_dir);
-  const WrittenFiles files = write_report_files(report, out_dir, /*with_plots=*/true, options.plot_script);
+  const WrittenFiles files = write_report_files(report, out_dir, options.plots, options.plot_script);
 
   out << files.plot_message;
   for (const std::string& path : files.paths) out << "wrote " << path << "\n";

@@ -1,5 +1,5 @@
-// `k25comm report FILE`: re-renders report.json, report.md, the CSV files and the plots from a report.json or
-// from the journal of a crashed run, optionally with the serve results of a second report.
+// `k25comm report FILE`: re-renders report.json, report.md, the CSV files and (unless --no-plots) the plots
+// from a report.json or a crashed run's journal, optionally with the serve results of a second report.
 #pragma once
 
 #include <functional>
@@ -16,7 +16,8 @@ struct RerenderOptions {
   std::string serve_path;  // optional: a report of the same model whose serve phase ran
   std::string out_dir;  // empty: the input's directory, or with serve_path a new folder (merged_output_dir)
   std::string
-      plot_script;  // empty: $K25_PLOT_SCRIPT, else tools/plot-report found from the executable's path
+      plot_script;    // empty: $K25_PLOT_SCRIPT, else tools/plot-report found from the executable's path
+  bool plots = true;  // false (--no-plots): the plot script is not run
   // --capture: folders of a profiled run's trace files read later (docs/live-profile.md), joined to its live
   // profile by join_captures (set by the app stage, which reads traces) before the report is analyzed.
   std::vector<std::string> capture_inputs;

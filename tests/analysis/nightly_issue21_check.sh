@@ -10,9 +10,9 @@ source "$src/tests/analysis/nightly_lib.sh" nvlink
 
 # Issue 21 item 6. A run that refuses its arguments is bad usage (2), not a failed run (3): the stand-in, and the
 # real thing (Kimi's 384 experts do not split over 7 ranks), and an --np that is no number of ranks.
-K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=2 nightly refused && rc=0 || rc=$?
+K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=2 nightly refused --no-plots && rc=0 || rc=$?
 [ "$rc" -eq 2 ] || fail "run that exited 2: exit $rc, expected 2"
-NP=x K25_FAKE_REPORT=$data/nvlink-report.json nightly bad-np && rc=0 || rc=$?
+NP=x K25_FAKE_REPORT=$data/nvlink-report.json nightly bad-np --no-plots && rc=0 || rc=$?
 [ "$rc" -eq 2 ] || fail "--np x: exit $rc, expected 2"
 if command -v mpirun >/dev/null; then
   set +e
@@ -57,7 +57,7 @@ for name in ("nvlink", "pcie"):
     json.dump(report, open(f"{work}/{name}-busy.json", "w"))
 PY
 cp "$work/nvlink-busy.json" "$work/baseline.json"
-K25_FAKE_REPORT=$work/pcie-busy.json nightly busy-slower >"$work/busy-slower.log" 2>&1 && rc=0 || rc=$?
+K25_FAKE_REPORT=$work/pcie-busy.json nightly busy-slower --no-plots >"$work/busy-slower.log" 2>&1 && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || { cat "$work/busy-slower.log"; fail "oversubscribed runs, slower: exit $rc, expected 0"; }
 compare_txt=$work/busy-slower/latest/compare.txt
 grep -q "note: the base run was oversubscribed (vm ran 8 ranks on 2 cores)" "$compare_txt" ||
@@ -70,7 +70,8 @@ grep -q "allreduce T=1 eager .*not judged (oversubscribed)" "$compare_txt" || fa
 grep -q "verdict: no regression (.*not judged: oversubscribed)" "$compare_txt" ||
   fail "compare.txt's verdict does not count the figures not judged"
 grep -q "reported, not judged" "$work/busy-slower.log" || fail "the nightly does not say why it passes"
-K25_FAKE_REPORT=$work/pcie-busy.json nightly busy-strict --fail-oversubscribed >/dev/null 2>&1 && rc=0 || rc=$?
+K25_FAKE_REPORT=$work/pcie-busy.json nightly busy-strict --fail-oversubscribed --no-plots >/dev/null 2>&1 && rc=0 ||
+  rc=$?
 [ "$rc" -eq 1 ] || fail "--fail-oversubscribed: exit $rc, expected 1"
 grep -q "REGRESSION" "$work/busy-strict/latest/compare.txt" || fail "--fail-oversubscribed: no REGRESSION judged"
 # The same pair through k25comm compare directly: exit 0, and 1 with --judge-oversubscribed.

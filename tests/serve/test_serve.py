@@ -475,11 +475,12 @@ class EndpointTests(unittest.TestCase):
 
 
 def run_k25comm(out_dir, endpoint, *flags, ranks=2, timeout=180, phases="serve", k25comm=None):
-    """k25comm's serve phase (alone by default) under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest);
-    endpoint None leaves --endpoint out; `k25comm` another binary than K25COMM."""
+    """k25comm's serve phase (alone by default) under mpirun (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG from ctest),
+    without plots (--no-plots: no test here reads them, and each would cost a matplotlib start); endpoint None
+    leaves --endpoint out; `k25comm` another binary than K25COMM."""
     command = [os.environ.get("K25_MPIRUN", "mpirun"), "-np", str(ranks), "--oversubscribe",
                k25comm or os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"], "--phases", phases,
-               *(["--endpoint", endpoint] if endpoint is not None else []), "--out", out_dir, *flags]
+               *(["--endpoint", endpoint] if endpoint is not None else []), "--out", out_dir, "--no-plots", *flags]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
@@ -553,7 +554,11 @@ class RunTests(unittest.TestCase):
                f"server failure)): its figures are over the {level['completed']} that completed"
         self.assertIn(note, report["run"]["notes"])
         with open(os.path.join(self.out("partial"), "report.md")) as f:
-            self.assertIn(note, f.read())
+            md = f.read()
+        self.assertIn(note, md)
+        # A run that passed with --no-plots (run_k25comm's): no plot made, none linked.
+        self.assertEqual([f for f in os.listdir(self.out("partial")) if f.endswith(".png")], [])
+        self.assertNotIn(".png)", md)
         # Issue 31 item 4: the headline sentence of the level carries the count.
         tag = f"[{level['failed']} of 9 requests failed; served model fake-model, not smoke]"
         self.assertTrue(report["headline"][0].endswith(tag), report["headline"])
@@ -907,7 +912,7 @@ class ProfileTests(ProfileTestCase):
         self.assertEqual(server.stats()["traces_written"], 2)
         joined_dir = os.path.join(self.work, "joined")
         joined = subprocess.run([os.environ["K25COMM"], "report", os.path.join(self.work, "out", "report.json"),
-                                 "--capture", f"1:{self.traces}", "--out", joined_dir],
+                                 "--capture", f"1:{self.traces}", "--out", joined_dir, "--no-plots"],
                                 capture_output=True, text=True, timeout=120)
         self.assertEqual(joined.returncode, 0, joined.stdout + joined.stderr)
         with open(os.path.join(joined_dir, "report.json")) as f:
@@ -916,7 +921,7 @@ class ProfileTests(ProfileTestCase):
         self.assertEqual((level["gpu_busy_us"], level["comm_merged_us"]), (35.0, 19.0))
         self.assertIn("live profile at C=1: communication", joined.stdout)
         wrong = subprocess.run([os.environ["K25COMM"], "report", os.path.join(self.work, "out", "report.json"),
-                                "--capture", f"8:{self.traces}", "--out", joined_dir],
+                                "--capture", f"8:{self.traces}", "--out", joined_dir, "--no-plots"],
                                capture_output=True, text=True, timeout=120)
         self.assertEqual(wrong.returncode, 2, wrong.stdout + wrong.stderr)
         self.assertIn(f"--capture 8:{self.traces}: the report has no profiled window at concurrency 8", wrong.stderr)
