@@ -29,7 +29,8 @@ grep -q "REGRESSION" "$work/slower/"*/compare.txt || fail "compare.txt does not 
 grep -qx -- "--no-plots" "$work/slower-args.txt" || fail "--no-plots did not reach the run"
 slower_day=$(ls "$work/slower" | grep -v latest | head -1)
 [ -s "$work/slower/$slower_day/report.md" ] || fail "--no-plots: no report.md"
-[ -z "$(find "$work/slower" -name '*.png')" ] || fail "--no-plots: plots made: $(find "$work/slower" -name '*.png')"
+pngs=$(find "$work/slower" -name '*.png')
+[ -z "$pngs" ] || fail "--no-plots: plots made: $pngs"
 [ ! -e "$work/slower/$slower_day/vs-baseline" ] || fail "--no-plots: vs-baseline/ made"
 
 K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=3 nightly crashed --no-plots && rc=0 || rc=$?
@@ -39,11 +40,12 @@ K25_FAKE_REPORT=$data/nvlink-report.json K25_FAKE_RC=1 nightly wrong --no-plots 
 [ "$rc" -eq 3 ] || fail "run that failed with 1: exit $rc, expected 3 (run failure, not a regression)"
 
 # More ranks than cores: --oversubscribe reaches the launcher, as tools/mpirun-k25comm adds it.
-NP=$(( $(nproc) + 1 )) K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json nightly busy --no-plots &&
-  rc=0 || rc=$?
+NP=$(( $(nproc) + 1 )) K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json \
+  nightly busy --no-plots && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || fail "oversubscribed run: exit $rc, expected 0"
 grep -qx -- "--oversubscribe" "$work/args.txt" || fail "no --oversubscribe with more ranks than cores"
-NP=1 K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json nightly one-rank --no-plots && rc=0 || rc=$?
+NP=1 K25_FAKE_ARGS=$work/args.txt K25_FAKE_REPORT=$data/nvlink-report.json nightly one-rank --no-plots && rc=0 ||
+  rc=$?
 ! grep -qx -- "--oversubscribe" "$work/args.txt" || fail "--oversubscribe with fewer ranks than cores"
 
 # --update-baseline: a baseline with a point the new run lacks is not replaced (a missing point fails).
