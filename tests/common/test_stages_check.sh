@@ -36,13 +36,17 @@ standin() {
   } >"$file"
   chmod +x "$file"
 }
-# The sanitized build runs at nice 5 while the build runs (the build waits for it to see that), at nice 0 once ctest,
-# the last foreground stage, has ended (where tools/test may lower a nice level: as root).
+# The sanitized build runs 5 nice levels below the build while the build runs (the build says its level and waits for
+# the sanitized build to see that), at the build's level once ctest, the last foreground stage, has ended (where
+# tools/test may lower a nice level: as root).
 standin packages
-standin build "wait_until 60 'the sanitized build at nice 5' test -e '$work/ended/niced' || exit 3"
-back_to_0="wait_until 60 'nice 0' nice_is 0 && echo 'stand-in sanitized build: nice 0 after ctest' || exit 3"
-[ "$(id -u)" -eq 0 ] || back_to_0=":"
-standin "sanitized build" "wait_until 60 'nice 5' nice_is 5 || exit 3" "touch '$work/ended/niced'" ctest "$back_to_0"
+standin build "echo \"stand-in build: nice \$(nice)\"; nice >'$work/ended/build-nice'" \
+  "wait_until 60 'the sanitized build 5 below' test -e '$work/ended/niced' || exit 3"
+below="wait_until 60 'the build says its nice' test -s '$work/ended/build-nice' || exit 3; fg=\$(cat '$work/ended/build-nice')
+wait_until 60 'nice 5 below the build' nice_is \$((fg + 5)) && echo \"stand-in sanitized build: nice \$(nice)\" || exit 3"
+back="wait_until 60 'the level of the build' nice_is \$fg && echo 'stand-in sanitized build: at the level of the build after ctest' || exit 3"
+[ "$(id -u)" -eq 0 ] || back=": as another user the stages beside stay 5 below"  # a command: it holds a space
+standin "sanitized build" "$below" "touch '$work/ended/niced'" ctest "$back"
 standin "sanitizer programs"
 standin ctest
 standin sanitizers
@@ -79,7 +83,26 @@ expect passing "^=== sanitized build: started after packages \([0-9]+ s\), besid
 expect passing "^tools/test: critical path: packages \([0-9]+-[0-9]+ s\) -> sanitized build \([0-9]+-[0-9]+ s\) -> fuzz \([0-9]+-[0-9]+ s\); [0-9]+ s of the run's [0-9]+ s$" \
   "the critical path ends in fuzz, which waited for the sanitized build"
 expect passing "^tools/test: all checks passed$" "the last line"
-[ "$(id -u)" -ne 0 ] || expect passing "^stand-in sanitized build: nice 0 after ctest$" "the sanitized build back at nice 0"
+[ "$(id -u)" -ne 0 ] || expect passing "^stand-in sanitized build: at the level of the build after ctest$" \
+  "the sanitized build back at the level of the build"
+# As root started at nice 0, the foreground at nice -5 and the stages beside at 0, never below the machine's other load.
+if [ "$(id -u)" -eq 0 ] && [ "$(nice)" -eq 0 ]; then
+  expect passing "^tools/test: the foreground stages run at nice -5, the stages beside them at nice 0$" "the levels said"
+  expect passing "^stand-in build: nice -5$" "the build at nice -5"
+  expect passing "^stand-in sanitized build: nice 0$" "the sanitized build at nice 0 beside it"
+fi
+
+# K25_TEST_NICE sets the foreground's level (a higher one needs no root); one that is no level: exit 2, nothing run.
+given=$(($(nice) + 3))
+[ "$given" -le 14 ] || given=14
+K25_TEST_NICE=$given run nice-given
+[ "$RC" -eq 0 ] || fail "nice-given: exit $RC, expected 0"
+expect nice-given "^stand-in build: nice $given$" "the build at K25_TEST_NICE"
+expect nice-given "^stand-in sanitized build: nice $((given + 5))$" "the sanitized build 5 above it"
+K25_TEST_NICE=low run nice-wrong
+[ "$RC" -eq 2 ] || fail "nice-wrong: exit $RC, expected 2"
+expect nice-wrong "^tools/test: K25_TEST_NICE=low: give a nice level from -20 to 14" "the message"
+grep -q "stand-in" "$work/nice-wrong.out" && fail "nice-wrong: a stage ran"
 
 run sanitized-build-fails "sanitized build"
 [ "$RC" -eq 1 ] || fail "sanitized-build-fails: exit $RC, expected 1"
