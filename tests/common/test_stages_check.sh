@@ -42,9 +42,12 @@ standin() {
 standin packages
 standin build "echo \"stand-in build: nice \$(nice)\"; nice >'$work/ended/build-nice'" \
   "wait_until 60 'the sanitized build 5 below' test -e '$work/ended/niced' || exit 3"
-below="wait_until 60 'the build says its nice' test -s '$work/ended/build-nice' || exit 3; fg=\$(cat '$work/ended/build-nice')
-wait_until 60 'nice 5 below the build' nice_is \$((fg + 5)) && echo \"stand-in sanitized build: nice \$(nice)\" || exit 3"
-back="wait_until 60 'the level of the build' nice_is \$fg && echo 'stand-in sanitized build: at the level of the build after ctest' || exit 3"
+below="wait_until 60 'the build says its nice' test -s '$work/ended/build-nice' || exit 3
+fg=\$(cat '$work/ended/build-nice')
+wait_until 60 'nice 5 below the build' nice_is \$((fg + 5)) || exit 3
+echo \"stand-in sanitized build: nice \$(nice)\""
+back="wait_until 60 'the level of the build' nice_is \$fg || exit 3
+echo 'stand-in sanitized build: at the level of the build after ctest'"
 [ "$(id -u)" -eq 0 ] || back=": as another user the stages beside stay 5 below"  # a command: it holds a space
 standin "sanitized build" "$below" "touch '$work/ended/niced'" ctest "$back"
 standin "sanitizer programs"
@@ -85,9 +88,10 @@ expect passing "^tools/test: critical path: packages \([0-9]+-[0-9]+ s\) -> sani
 expect passing "^tools/test: all checks passed$" "the last line"
 [ "$(id -u)" -ne 0 ] || expect passing "^stand-in sanitized build: at the level of the build after ctest$" \
   "the sanitized build back at the level of the build"
-# As root started at nice 0, the foreground at nice -5 and the stages beside at 0, never below the machine's other load.
+# As root started at nice 0: the foreground at nice -5, the stages beside at 0, never below the machine's other load.
 if [ "$(id -u)" -eq 0 ] && [ "$(nice)" -eq 0 ]; then
-  expect passing "^tools/test: the foreground stages run at nice -5, the stages beside them at nice 0$" "the levels said"
+  expect passing "^tools/test: the foreground stages run at nice -5, the stages beside them at nice 0$" \
+    "the levels said"
   expect passing "^stand-in build: nice -5$" "the build at nice -5"
   expect passing "^stand-in sanitized build: nice 0$" "the sanitized build at nice 0 beside it"
 fi
