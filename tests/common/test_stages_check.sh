@@ -8,6 +8,8 @@
 set -uo pipefail
 source=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=wait.sh
+source "$here/wait.sh"
 rm -rf "$work"
 mkdir -p "$work/standins"
 failures=0
@@ -24,6 +26,7 @@ standin() {
     echo "source '$here/wait.sh'"
     echo "nice_is() { [ \$(ps -o ni= -p \$\$) -eq \$1 ]; }"
     echo "echo 'stand-in $name ran'"
+    echo "[ \"\${K25_STANDIN_HOLD:-}\" = '$name' ] && { echo \$\$ >'$work/held'; exec sleep 120; }"
     for waited in "$@"; do
       if [[ "$waited" == *" "* ]]; then
         echo "$waited"
@@ -41,6 +44,7 @@ standin() {
 # tools/test may lower a nice level: as root).
 standin packages
 standin build "echo \"stand-in build: nice \$(nice)\"; nice >'$work/ended/build-nice'" \
+  "echo \"stand-in build: session \$(ps -o sid= -p \$\$ | tr -d ' '), \$(cat /proc/self/autogroup 2>/dev/null)\"" \
   "wait_until 60 'the sanitized build 5 below' test -e '$work/ended/niced' || exit 3"
 below="wait_until 60 'the build says its nice' test -s '$work/ended/build-nice' || exit 3
 fg=\$(cat '$work/ended/build-nice')
@@ -114,6 +118,38 @@ K25_TEST_NICE=low run nice-wrong
 [ "$RC" -eq 2 ] || fail "nice-wrong: exit $RC, expected 2"
 expect nice-wrong "^tools/test: K25_TEST_NICE=low: give a nice level from -20 to 14" "the message"
 grep -q "stand-in" "$work/nice-wrong.out" && fail "nice-wrong: a stage ran"
+
+# In a session whose autogroup is above the foreground's level (setsid: a new session, its autogroup at nice 0),
+# tools/test runs in a session of its own whose autogroup has the foreground's level (where it may lower levels and
+# the kernel groups by session); elsewhere in the caller's. A SIGTERM to it reaches its stages.
+if [ "$may_lower" = 1 ] && [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ]; then
+  rm -rf "$work/ended" && mkdir -p "$work/ended"
+  K25_TEST_STANDINS=$work/standins setsid -w "$source/tools/test" >"$work/own-session.out" 2>&1 &
+  caller=$!  # not a process group leader: setsid does not fork, and the new session's id is this pid
+  wait "$caller"
+  RC=$?
+  cat "$work/own-session.out"
+  [ "$RC" -eq 0 ] || fail "own-session: exit $RC, expected 0"
+  level=$(sed -n 's/^tools\/test: the foreground stages run at nice \(-\?[0-9]*\),.*/\1/p' "$work/own-session.out")
+  if [ -n "$level" ] && [ "$level" -lt 0 ]; then
+    expect own-session "^tools/test: in a session of its own, its autogroup at nice $level$" "the session said"
+    expect own-session "^stand-in build: session [0-9]+, /autogroup-[0-9]+ nice $level$" "the stage's autogroup"
+    grep -q "^stand-in build: session $caller," "$work/own-session.out" && fail "own-session: in the caller's session"
+  else
+    expect own-session "^stand-in build: session $caller, /autogroup-[0-9]+ nice 0$" "the caller's session kept"
+  fi
+  rm -rf "$work/ended" "$work/held" && mkdir -p "$work/ended"
+  K25_TEST_STANDINS=$work/standins K25_STANDIN_HOLD=ctest setsid -w "$source/tools/test" >"$work/term.out" 2>&1 &
+  caller=$!
+  wait_until 60 "the ctest stand-in holding" test -s "$work/held" || fail "term: $WAIT_ERROR"
+  held=$(cat "$work/held" 2>/dev/null)
+  kill -TERM "$caller"
+  wait "$caller"
+  RC=$?
+  cat "$work/term.out"
+  [ "$RC" -eq 130 ] || fail "term: exit $RC, expected 130"
+  [ -z "$held" ] || wait_until 10 "the held stand-in ending" pid_gone "$held" || fail "term: $WAIT_ERROR"
+fi
 
 run sanitized-build-fails "sanitized build"
 [ "$RC" -eq 1 ] || fail "sanitized-build-fails: exit $RC, expected 1"
