@@ -102,8 +102,8 @@ if [ "$(id -u)" -eq 0 ] && [ "$(nice)" -eq 0 ] && [ "$may_lower" = 1 ]; then
   expect passing "^stand-in build: nice -5$" "the build at nice -5"
   expect passing "^stand-in sanitized build: nice 0$" "the sanitized build at nice 0 beside it"
 elif [ "$(id -u)" -eq 0 ] && [ "$(nice)" -eq 0 ]; then  # root without CAP_SYS_NICE: said, and as another user
-  expect passing "^tools/test: cannot run at nice -5 \(a lower level needs CAP_SYS_NICE\): the stages run at "\
-"nice 0, beside at 5$" "why the levels stay"
+  why="^tools/test: cannot run at nice -5 \(a lower level needs CAP_SYS_NICE\): the stages run at nice 0, beside at 5$"
+  expect passing "$why" "why the levels stay"
   expect passing "^stand-in sanitized build: nice 5$" "the sanitized build at nice 5 beside the build"
 fi
 
