@@ -201,22 +201,28 @@ std::string capture_formats_footer() {
   return text;
 }
 
-}  // namespace
+// What the flags fill in that becomes part of CommandLine only once the command is known (negated switches, a
+// format's name).
+struct ParsedSwitches {
+  bool dry_run = false;
+  std::string compare_format;
+  bool report_no_plots = false;
+  bool capture_no_plots = false;
+  bool predict_no_plots = false;
+  bool doctor_no_measure = false, doctor_no_plots = false;
+};
 
-CommandLine parse_command_line(int argc, char** argv, bool print) {
-  CommandLine cli;
-  const std::vector<std::string> words(argv, argv + argc);
-  cli.text = redact_command_line(words);
-  const auto usage_error = [&](const std::string& reason) {
-    if (print) fmt::print(stderr, "k25comm: error: {}\n", redact_text(reason));
-    cli.command = Command::exit_now;
-    cli.exit_code = static_cast<int>(ExitCode::bad_usage);
-    return cli;
-  };
+// The subcommands, to ask which one was parsed.
+struct Subcommands {
+  CLI::App* compare = nullptr;
+  CLI::App* report = nullptr;
+  CLI::App* capture = nullptr;
+  CLI::App* predict = nullptr;
+  CLI::App* doctor = nullptr;
+};
 
-  CLI::App app{
-      "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
-      "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
+// The measuring command's own flags (the config keys' among them, returned: CLI11 fills them in).
+std::deque<FlagSlot> add_measure_options(CLI::App& app, CommandLine& cli, ParsedSwitches& switches) {
   app.set_version_flag("--version", version_text);
   app.require_subcommand(0, 1);
   app.add_flag("--verbose", cli.verbose, "errors also name the source file and line they were raised at");
@@ -233,16 +239,17 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   app.add_option("--progress-interval", cli.progress_interval_s, "test only: seconds between progress lines")
       ->check(number_check(0, false))
       ->group("");  // hidden
-  bool dry_run = false;
-  app.add_flag("--dry-run", dry_run, "print the plan (and write plan.json) without communicating");
+  app.add_flag("--dry-run", switches.dry_run, "print the plan (and write plan.json) without communicating");
   app.add_option("--ranks", cli.dry_run_ranks,
                  "ranks to plan for with --dry-run (default: the launcher's, else 8)")
       ->check(CLI::Range(1, 65536));
+  return config_flags;
+}
 
-  CompareOptions& cmp = cli.compare;
+// `k25comm compare BASE NEW`.
+CLI::App* add_compare_command(CLI::App& app, CompareOptions& cmp, ParsedSwitches& switches) {
   std::vector<std::string> setup_field_names;
   for (const SetupField& field : setup_fields()) setup_field_names.push_back(field.name);
-  std::string compare_format;
   auto* compare = app.add_subcommand(
       "compare",
       "compare two report.json files: exit 1 on a regression or a missing point, 2 when not comparable");
@@ -270,11 +277,14 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   compare->add_flag(
       "--judge-oversubscribed", cmp.rules.judge_oversubscribed,
       "judge the timings of oversubscribed runs too (by default they are reported, not judged)");
-  compare->add_option("--format", compare_format, "output (default text)")
+  compare->add_option("--format", switches.compare_format, "output (default text)")
       ->type_name(join_names(enum_names<CompareFormat>(), "|"))
       ->check(names_check(enum_names<CompareFormat>()));
+  return compare;
+}
 
-  RerenderOptions& rerender = cli.report;
+// `k25comm report FILE`.
+CLI::App* add_report_command(CLI::App& app, RerenderOptions& rerender, ParsedSwitches& switches) {
   auto* report = app.add_subcommand(
       "report", "re-render report.md, report.json, CSV and plots from report.json or a journal");
   report->add_option("file", rerender.input_path, "report.json or journal.jsonl")->required();
@@ -285,10 +295,12 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   report->add_option(
       "--capture", rerender.capture_inputs,
       "a profiled run's trace folder read later, joined to its live profile: C:DIR for level C, or DIR for the next level not read (docs/live-profile.md)");
-  bool report_no_plots = false;
-  report->add_flag("--no-plots", report_no_plots, "do not run tools/plot-report");
+  report->add_flag("--no-plots", switches.report_no_plots, "do not run tools/plot-report");
+  return report;
+}
 
-  CaptureOptions& cap = cli.capture;
+// `k25comm capture PATH...`.
+CLI::App* add_capture_command(CLI::App& app, CaptureOptions& cap, ParsedSwitches& switches) {
   auto* capture = app.add_subcommand(
       "capture",
       "read what a live server left behind (Inspector logs, Kineto traces, nsys exports): its collectives, its step's time by kernel class, vs the replay");
@@ -318,10 +330,12 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->add_option("--prefill-tokens", cap.prefill_tokens,
                    "prefill: steps above this many tokens (needs --model)")
       ->check(CLI::PositiveNumber);
-  bool no_plots = false;
-  capture->add_flag("--no-plots", no_plots, "do not run tools/plot-capture");
+  capture->add_flag("--no-plots", switches.capture_no_plots, "do not run tools/plot-capture");
+  return capture;
+}
 
-  PredictCommandOptions& pred = cli.predict;
+// `k25comm predict BASE --with ALT...`.
+CLI::App* add_predict_command(CLI::App& app, PredictCommandOptions& pred, ParsedSwitches& switches) {
   auto* predict = app.add_subcommand(
       "predict",
       "what a step and TPOT would be on another node, link, backend or mode: the base's live step with the alternatives' per-op figures (predicted, never measured)");
@@ -343,10 +357,12 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   predict->add_flag(
       "--extrapolate", pred.extrapolate,
       "sizes outside an alternative's measured range: labelled extrapolated instead of refused");
-  bool predict_no_plots = false;
-  predict->add_flag("--no-plots", predict_no_plots, "do not run tools/plot-predict");
+  predict->add_flag("--no-plots", switches.predict_no_plots, "do not run tools/plot-predict");
+  return predict;
+}
 
-  DoctorCommandOptions& doc = cli.doctor;
+// `k25comm doctor`.
+CLI::App* add_doctor_command(CLI::App& app, DoctorCommandOptions& doc, ParsedSwitches& switches) {
   auto* doctor = app.add_subcommand(
       "doctor",
       "why this node's collectives cost what they cost: each GPU pair's path, ACS and IOMMU, links below their maximum, NCCL's transport, measured P2P; or --compare A B");
@@ -365,9 +381,93 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
       ->add_option("--compare", doc.compare,
                    "list what differs between two doctor outputs, reports or captures (files or folders)")
       ->expected(2);
-  bool doctor_no_measure = false, doctor_no_plots = false;
-  doctor->add_flag("--no-measure", doctor_no_measure, "do not measure P2P copies between the GPUs");
-  doctor->add_flag("--no-plots", doctor_no_plots, "do not run tools/plot-doctor");
+  doctor->add_flag("--no-measure", switches.doctor_no_measure, "do not measure P2P copies between the GPUs");
+  doctor->add_flag("--no-plots", switches.doctor_no_plots, "do not run tools/plot-doctor");
+  return doctor;
+}
+
+// Every config flag given through its key's reader, on a scratch config, so that a bad value is refused with
+// the reason the same value in YAML gets, before any config is loaded; the flags kept in `cli`. The first
+// reason, empty when every value is good.
+std::string check_config_flags(const std::deque<FlagSlot>& config_flags, CommandLine& cli) {
+  RunConfig scratch;
+  for (const FlagSlot& slot : config_flags) {
+    if (slot.option->count() == 0) continue;
+    // A flag that may stand alone (--profile): CLI11 gives no item, or one empty item, when it does.
+    const bool alone = std::all_of(slot.items.begin(), slot.items.end(),
+                                   [](const std::string& item) { return item.empty(); });
+    ConfigFlag flag{slot.key, alone && slot.key->bare_value != nullptr ? std::string(slot.key->bare_value)
+                                                                       : join_names(slot.items, ",")};
+    try {
+      apply_flag(*flag.key, flag.text, scratch);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    cli.config_flags.push_back(std::move(flag));
+  }
+  return {};
+}
+
+// Which command runs, and what its options take from the switches; the reason it cannot run, empty when it
+// can.
+std::string choose_command(const Subcommands& commands, const ParsedSwitches& switches, CommandLine& cli) {
+  if (commands.compare->parsed()) {
+    cli.command = Command::compare;
+    if (!switches.compare_format.empty())
+      cli.compare.format = *enum_from_name<CompareFormat>(switches.compare_format);
+  } else if (commands.report->parsed()) {
+    cli.command = Command::report;
+    cli.report.plots = !switches.report_no_plots;
+    cli.report.join_captures = [inputs = cli.report.capture_inputs](RunReport& joined) {
+      join_live_captures(joined, inputs);
+    };
+  } else if (commands.predict->parsed()) {
+    cli.command = Command::predict;
+    cli.predict.command_line = cli.text;
+    cli.predict.plots = !switches.predict_no_plots;
+  } else if (commands.doctor->parsed()) {
+    cli.command = Command::doctor;
+    cli.doctor.measure = !switches.doctor_no_measure;
+    cli.doctor.plots = !switches.doctor_no_plots;
+    cli.doctor.command_line = cli.text;
+  } else if (commands.capture->parsed()) {
+    cli.command = Command::capture;
+    cli.capture.plots = !switches.capture_no_plots;
+    cli.capture.command_line = cli.text;
+  } else {
+    cli.command = switches.dry_run ? Command::dry_run : Command::measure;
+    if (cli.config_path.empty()) cli.config_path = default_config_path();
+    if (cli.config_path.empty())
+      return fmt::format("no --sizes given and no default config found; looked for {}",
+                         join_names(default_config_candidates()));
+  }
+  return {};
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, char** argv, bool print) {
+  CommandLine cli;
+  const std::vector<std::string> words(argv, argv + argc);
+  cli.text = redact_command_line(words);
+  const auto usage_error = [&](const std::string& reason) {
+    if (print) fmt::print(stderr, "k25comm: error: {}\n", redact_text(reason));
+    cli.command = Command::exit_now;
+    cli.exit_code = static_cast<int>(ExitCode::bad_usage);
+    return cli;
+  };
+
+  CLI::App app{
+      "k25comm: replays the collectives of one MoE decode step on MPI ranks (one per GPU), measures them,\n"
+      "measures a serving endpoint's decode latency, and reports what share of a step is communication."};
+  ParsedSwitches switches;
+  std::deque<FlagSlot> config_flags = add_measure_options(app, cli, switches);  // CLI11 fills them in
+  Subcommands commands;
+  commands.compare = add_compare_command(app, cli.compare, switches);
+  commands.report = add_report_command(app, cli.report, switches);
+  commands.capture = add_capture_command(app, cli.capture, switches);
+  commands.predict = add_predict_command(app, cli.predict, switches);
+  commands.doctor = add_doctor_command(app, cli.doctor, switches);
 
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
@@ -390,54 +490,10 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   }
   if (const std::string problem = leftover_problem(app, argc, argv); !problem.empty())
     return usage_error(problem);
-
-  // Every config flag through its key's reader now, on a scratch config, so that a bad value is refused with
-  // the reason the same value in YAML gets, before any config is loaded.
-  RunConfig scratch;
-  for (const FlagSlot& slot : config_flags) {
-    if (slot.option->count() == 0) continue;
-    // A flag that may stand alone (--profile): CLI11 gives no item, or one empty item, when it does.
-    const bool alone = std::all_of(slot.items.begin(), slot.items.end(),
-                                   [](const std::string& item) { return item.empty(); });
-    ConfigFlag flag{slot.key, alone && slot.key->bare_value != nullptr ? std::string(slot.key->bare_value)
-                                                                       : join_names(slot.items, ",")};
-    try {
-      apply_flag(*flag.key, flag.text, scratch);
-    } catch (const UsageError& e) {
-      return usage_error(e.what());
-    }
-    cli.config_flags.push_back(std::move(flag));
-  }
-
-  if (compare->parsed()) {
-    cli.command = Command::compare;
-    if (!compare_format.empty()) cmp.format = *enum_from_name<CompareFormat>(compare_format);
-  } else if (report->parsed()) {
-    cli.command = Command::report;
-    rerender.plots = !report_no_plots;
-    rerender.join_captures = [inputs = rerender.capture_inputs](RunReport& joined) {
-      join_live_captures(joined, inputs);
-    };
-  } else if (predict->parsed()) {
-    cli.command = Command::predict;
-    pred.command_line = cli.text;
-    pred.plots = !predict_no_plots;
-  } else if (doctor->parsed()) {
-    cli.command = Command::doctor;
-    doc.measure = !doctor_no_measure;
-    doc.plots = !doctor_no_plots;
-    doc.command_line = cli.text;
-  } else if (capture->parsed()) {
-    cli.command = Command::capture;
-    cap.plots = !no_plots;
-    cap.command_line = cli.text;
-  } else {
-    cli.command = dry_run ? Command::dry_run : Command::measure;
-    if (cli.config_path.empty()) cli.config_path = default_config_path();
-    if (cli.config_path.empty())
-      return usage_error(fmt::format("no --sizes given and no default config found; looked for {}",
-                                     join_names(default_config_candidates())));
-  }
+  if (const std::string problem = check_config_flags(config_flags, cli); !problem.empty())
+    return usage_error(problem);
+  if (const std::string problem = choose_command(commands, switches, cli); !problem.empty())
+    return usage_error(problem);
   return cli;
 }
 
