@@ -39,6 +39,7 @@ CaptureResult analyze_capture_files(const std::vector<std::string>& paths, const
     trace_settings.model = rules.model;
     trace_settings.step_gap_us = rules.step_gap_us;
     trace_settings.prefill_factor = rules.prefill_factor;
+    trace_settings.prefill_tokens = rules.prefill_tokens;
     TraceAnalysis analysis = analyze_trace(std::move(inputs.trace), classifier, trace_settings);
     if (!analysis.step_method.empty())
       settings.given_step_methods[kTraceCommunicatorId] = analysis.step_method;

@@ -14,6 +14,10 @@ Every timeline is laid out so that its figures can be worked by hand; test_trace
   sglang-c10d-tp2/   2 gzip files named -TP-N, SGLang step[DECODE bs=T] marks, eager launches, c10d's
                      record_param_comms args on every collective kernel (sizes from the trace): the smoke model's
                      step (8 AllReduces of 512 B/token, 1 AllGather of 1000 B/token per rank) at T = 1, 2, 4
+  pattern-tp2/       2 gzip files named -TP-N without step marks: the steps are the collectives' pattern (8
+                     AllReduces of 7168 T BFloat16 elements, Kimi's hidden size, then an AllGather); T = 1, 1, 1,
+                     1, 2, 2, 4, 4: no jump of 4 x, so the factor calls every step decode, --prefill-tokens 2 the
+                     two of 4 tokens prefill
   nsys-tp2.sqlite    an Nsight Systems export of two processes (device 0 and 1) with the same correlation ids,
                      NVTX marks and NCCL ranges carrying "Message size [bytes]" payloads (JSON)
   nsys-graphs.sqlite an export that traced CUDA graphs whole (graph launches, no kernels inside them)
@@ -140,6 +144,35 @@ def sglang_c10d_tp2(out):
                            "Out msg nelems": 1000 * tokens, "Group size": 2, "dtype": "BFloat16"})
             corr += 1
         t.write(os.path.join(out, f"sglang-{1767225600 + r}-TP-{r}.trace.json.gz"))
+
+
+def pattern_tp2(out):
+    """Step s of rank r at T = 8000 + 100 s + 0.25 r (us): for k < 8, GEMM [T+5k, +2), AllReduce [T+5k+2.5, +2)
+    of 7168 T BFloat16 elements; AllGather [T+40, +3) of 500 T elements per rank. Eager launches, no step mark;
+    T = 1, 1, 1, 1, 2, 2, 4, 4."""
+    os.makedirs(out, exist_ok=True)
+    for r in range(2):
+        t = kw.Trace(rank=r, world_size=2, device=r)
+        corr = 1
+        for s, tokens in enumerate([1, 1, 1, 1, 2, 2, 4, 4]):
+            T = 8000 + 100 * s + 0.25 * r
+            launch = T - 29
+            for k in range(8):
+                t.runtime("cudaLaunchKernel", launch, 0.5, corr)
+                t.kernel(GEMM, T + 5 * k, 2, corr)
+                corr += 1
+                t.runtime("cuLaunchKernelEx", launch + 1, 0.5, corr, cat="cuda_driver")
+                t.kernel(ALLREDUCE, T + 5 * k + 2.5, 2, corr, stream=7,
+                         c10d={"Collective name": "allreduce", "In msg nelems": 7168 * tokens,
+                               "Out msg nelems": 7168 * tokens, "Group size": 2, "dtype": "BFloat16"})
+                corr += 1
+                launch += 3
+            t.runtime("cuLaunchKernelEx", launch, 0.5, corr, cat="cuda_driver")
+            t.kernel(ALLGATHER, T + 40, 3, corr,
+                     c10d={"Collective name": "_allgather_base", "In msg nelems": 500 * tokens,
+                           "Out msg nelems": 1000 * tokens, "Group size": 2, "dtype": "BFloat16"})
+            corr += 1
+        t.write(os.path.join(out, f"pattern-{1767225600 + r}-TP-{r}.trace.json.gz"))
 
 
 def deepseek_ep(out):
@@ -369,6 +402,7 @@ def main(argv):
     vllm_tp8(os.path.join(out, "vllm-tp8"))
     custom_ar_tp2(os.path.join(out, "custom-ar-tp2"))
     sglang_c10d_tp2(os.path.join(out, "sglang-c10d-tp2"))
+    pattern_tp2(os.path.join(out, "pattern-tp2"))
     nsys_tp2(os.path.join(out, "nsys-tp2.sqlite"))
     nsys_graphs(os.path.join(out, "nsys-graphs.sqlite"))
     deepseek_ep(os.path.join(out, "deepseek-ep"))

@@ -492,6 +492,38 @@ TEST_CASE("capture: a training trace's steps are never called decode") {
   CHECK(md.find("decode") == std::string::npos);
 }
 
+TEST_CASE("capture: --prefill-tokens is the one prefill rule of a trace's steps and of its communicator") {
+  // pattern-tp2: steps of 1, 1, 1, 1, 2, 2, 4 and 4 tokens found by the collectives' pattern (no marks). The
+  // factor finds no jump of 4 x: every step decode, in the trace's groups and in the communicator alike.
+  CaptureRules rules;
+  rules.kernel_class_tables = {std::string(K25_SOURCE_DIR) + "/data/kernel-classes.yaml"};
+  rules.model = model_of("kimi.yaml");
+  const CaptureResult by_factor = analyze_capture_files({fixture("pattern-tp2")}, rules);
+  REQUIRE(by_factor.trace.present);
+  CHECK(by_factor.trace.step_method == "comm_pattern");
+  CHECK(group(by_factor.trace, "decode", 4).steps == 4);  // 2 steps on each of the 2 ranks
+  REQUIRE(by_factor.communicators.size() == 1);
+  CHECK(by_factor.communicators[0].step.decode_steps == 7);  // the first step's ops come before any closing op
+  CHECK(by_factor.communicators[0].step.prefill_steps == 0);
+
+  // --prefill-tokens 2: the steps of 4 tokens are prefill in both views.
+  rules.prefill_tokens = 2;
+  const CaptureResult by_tokens = analyze_capture_files({fixture("pattern-tp2")}, rules);
+  REQUIRE(by_tokens.trace.present);
+  const TraceResult& t = by_tokens.trace;
+  CHECK(std::none_of(t.groups.begin(), t.groups.end(),
+                     [](const TraceStepGroup& g) { return g.phase == "decode" && g.batch == 4; }));
+  const TraceStepGroup& prefill = group(t, "prefill", std::nullopt);
+  CHECK(prefill.steps == 4);
+  CHECK(prefill.tokens == 4);
+  CHECK(group(t, "decode", 2).steps == 4);
+  REQUIRE(by_tokens.communicators.size() == 1);
+  const CommunicatorResult& c = by_tokens.communicators[0];
+  CHECK_THAT(c.step.prefill_rule, Contains("--prefill-tokens"));
+  CHECK(c.step.decode_steps == 5);
+  CHECK(c.step.prefill_steps == 2);
+}
+
 TEST_CASE("trace: microseconds since the epoch with decimals are read exactly, as decimal text") {
   // ProfilerStep#7 around two 10 us GEMMs at 1712195495519689.047 and 1712195495617341.942: a step wall of
   // 97,662.895 us (doubles hold such a timestamp to 0.25 us only: 97,663.000).

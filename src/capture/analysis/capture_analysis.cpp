@@ -297,18 +297,6 @@ CommunicatorResult communicator_facts(const CommunicatorOps& comm) {
   return c;
 }
 
-StepHints capture_step_hints(const CaptureSettings& settings) {
-  StepHints hints;
-  hints.prefill_factor = settings.prefill_factor;
-  if (settings.model) {
-    hints.model_allreduces_per_step = settings.model->allreduces_per_step;
-    if (settings.prefill_tokens)
-      hints.prefill_above_bytes =
-          static_cast<std::uint64_t>(*settings.prefill_tokens) * settings.model->bytes_per_token();
-  }
-  return hints;
-}
-
 // The communicator's steps: none from sampled records; a trace's own where its steps are given.
 StepDetection communicator_steps(const CommunicatorOps& comm, const CommunicatorResult& c,
                                  const StepHints& hints, const CaptureSettings& settings,
@@ -438,7 +426,7 @@ CaptureResult analyze_capture(const InspectorCapture& capture, const CaptureSett
   for (const InputFile& file : capture.files)  // a trace's cut is among the trace's notes
     if (file.cut && file.format == InputFormat::inspector)
       r.notes.push_back(fmt::format("{}: {}", file.path, file.cut_reason));
-  const StepHints hints = capture_step_hints(settings);
+  const StepHints hints = step_hints(settings.model, settings.prefill_factor, settings.prefill_tokens);
   for (const CommunicatorOps& comm : join_ranks(capture)) {
     CommunicatorResult c = communicator_facts(comm);
     const StepDetection detection = communicator_steps(comm, c, hints, settings, capture.kinds);

@@ -12,13 +12,10 @@ namespace {
 
 // Steps from the collectives' pattern on every rank that has collectives; false where no rank has one.
 bool steps_from_patterns(TraceWork& work, TraceResult& r) {
-  StepHints hints;
-  hints.prefill_factor = work.settings.prefill_factor;
+  const StepHints hints =
+      step_hints(work.settings.model, work.settings.prefill_factor, work.settings.prefill_tokens);
   std::optional<std::uint64_t> bytes_per_token;
-  if (work.settings.model) {
-    hints.model_allreduces_per_step = work.settings.model->allreduces_per_step;
-    bytes_per_token = work.settings.model->bytes_per_token();
-  }
+  if (work.settings.model) bytes_per_token = work.settings.model->bytes_per_token();
   std::size_t ranks_with_pattern = 0;
   std::string reason;
   for (RankWork& w : work.ranks) {

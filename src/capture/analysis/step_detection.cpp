@@ -334,6 +334,18 @@ void set_phases(const CommunicatorOps& comm, bool given, StepDetection& d) {
 
 }  // namespace
 
+StepHints step_hints(const std::optional<CaptureModel>& model, double prefill_factor,
+                     std::optional<int> prefill_tokens) {
+  StepHints hints;
+  hints.prefill_factor = prefill_factor;
+  if (model) {
+    hints.model_allreduces_per_step = model->allreduces_per_step;
+    if (prefill_tokens)
+      hints.prefill_above_bytes = static_cast<std::uint64_t>(*prefill_tokens) * model->bytes_per_token();
+  }
+  return hints;
+}
+
 std::string describe_pattern(const std::vector<PatternRun>& pattern, const std::vector<std::string>& kinds) {
   std::string text;
   for (const PatternRun& run : pattern) {

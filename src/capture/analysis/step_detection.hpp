@@ -63,6 +63,12 @@ struct StepDetection {
 StepDetection detect_steps(const CommunicatorOps& comm, const std::vector<std::string>& kinds,
                            const StepHints& hints);
 
+// The hints every step finder takes (a communicator's records, a profiler trace's collectives), so that one
+// prefill rule holds for both: with a model, its AllReduces per step and, where --prefill-tokens is given,
+// the size above which a step is prefill (tokens x the model's bytes per token); else the factor's jump.
+StepHints step_hints(const std::optional<CaptureModel>& model, double prefill_factor,
+                     std::optional<int> prefill_tokens);
+
 // "AllReduce x 123, AllGather x 1".
 std::string describe_pattern(const std::vector<PatternRun>& pattern, const std::vector<std::string>& kinds);
 

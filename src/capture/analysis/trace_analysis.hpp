@@ -18,6 +18,7 @@ struct TraceSettings {
   std::optional<CaptureModel> model;
   double step_gap_us = CaptureRules::kDefaultStepGapUs;
   double prefill_factor = CaptureRules::kDefaultPrefillFactor;
+  std::optional<int> prefill_tokens;  // instead of the factor: steps above this many tokens (needs a model)
 };
 
 // The communicator the trace's collectives form in the records (one per run).
