@@ -113,8 +113,9 @@ char step_phase(const DetectedStep& step) {
   return step.prefill ? 'p' : step.phase_unknown ? 'u' : 'd';
 }
 
-StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
-                            const std::vector<std::string>& kinds, const std::optional<CaptureModel>& model) {
+// What the detection found, and the model's view of it: all a summary says where no step was found.
+StepSummary step_facts(const StepDetection& d, const std::vector<std::string>& kinds,
+                       const std::optional<CaptureModel>& model) {
   StepSummary s;
   s.found = d.found;
   s.method = d.method;
@@ -143,31 +144,41 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
       if (names_kind(kinds[run.kind], CollectiveKind::allreduce)) allreduces += run.count;
     s.matches_model = allreduces == model->allreduces_per_step;
   }
+  return s;
+}
 
+// Each step's communication time: by phase, by (size, phase), and a decode step's by each kind of the
+// pattern.
+struct StepSamples {
   std::vector<double> decode_us, prefill_us;
   struct SizeSamples {
     std::vector<double> comm_us, size_kind_us;
     std::uint64_t partial = 0;
   };
   std::map<std::pair<std::uint64_t, int>, SizeSamples> by_size;
-  int size_kind_ops = 0;
-  for (const PatternRun& run : d.pattern)
-    if (run.kind == d.dominant_kind) size_kind_ops += run.count;
-  std::vector<std::uint16_t> pattern_kinds;
-  for (const PatternRun& run : d.pattern)
-    if (std::find(pattern_kinds.begin(), pattern_kinds.end(), run.kind) == pattern_kinds.end())
-      pattern_kinds.push_back(run.kind);
-  std::vector<std::vector<double>> kind_us(pattern_kinds.size());
-  std::vector<double> kind_total(pattern_kinds.size(), 0.0);
+  std::vector<std::uint16_t> pattern_kinds;  // each kind of the pattern once, in its order
+  std::vector<std::vector<double>> kind_us;  // per pattern kind, each decode step's time
+  std::vector<double> kind_total;
   double decode_total = 0;
+};
+
+// The steps' samples; their counts (decode, prefill, partial, phase unknown) into `s`.
+StepSamples step_samples(const CommunicatorOps& comm, const StepDetection& d, StepSummary& s) {
+  StepSamples samples;
+  for (const PatternRun& run : d.pattern)
+    if (std::find(samples.pattern_kinds.begin(), samples.pattern_kinds.end(), run.kind) ==
+        samples.pattern_kinds.end())
+      samples.pattern_kinds.push_back(run.kind);
+  samples.kind_us.resize(samples.pattern_kinds.size());
+  samples.kind_total.assign(samples.pattern_kinds.size(), 0.0);
   for (const DetectedStep& step : d.steps) {
     const char phase = step_phase(step);
     (step.prefill ? s.prefill_steps : s.decode_steps) += 1;
     if (step.partial) ++s.partial_steps;
     if (step.phase_unknown) ++s.phase_unknown_steps;
     const auto us = static_cast<double>(step.comm_us);
-    (step.prefill ? prefill_us : decode_us).push_back(us);
-    SizeSamples& group = by_size[{step.bytes, phase_order(phase)}];
+    (step.prefill ? samples.prefill_us : samples.decode_us).push_back(us);
+    StepSamples::SizeSamples& group = samples.by_size[{step.bytes, phase_order(phase)}];
     group.comm_us.push_back(us);
     double size_kind_us = 0;
     for (std::size_t i = step.first; i <= step.last; ++i) {
@@ -177,21 +188,29 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
     group.size_kind_us.push_back(size_kind_us);
     if (step.partial) ++group.partial;
     if (step.prefill) continue;
-    decode_total += us;
-    std::vector<double> per_kind(pattern_kinds.size(), 0.0);
+    samples.decode_total += us;
+    std::vector<double> per_kind(samples.pattern_kinds.size(), 0.0);
     for (std::size_t i = step.first; i <= step.last; ++i) {
       const JoinedOp& op = comm.ops[comm.sequence[i]];
-      const auto k = std::find(pattern_kinds.begin(), pattern_kinds.end(), op.kind) - pattern_kinds.begin();
+      const auto k = std::find(samples.pattern_kinds.begin(), samples.pattern_kinds.end(), op.kind) -
+                     samples.pattern_kinds.begin();
       per_kind[static_cast<std::size_t>(k)] += static_cast<double>(op.exec_us);
     }
-    for (std::size_t k = 0; k < pattern_kinds.size(); ++k) {
-      kind_us[k].push_back(per_kind[k]);
-      kind_total[k] += per_kind[k];
+    for (std::size_t k = 0; k < samples.pattern_kinds.size(); ++k) {
+      samples.kind_us[k].push_back(per_kind[k]);
+      samples.kind_total[k] += per_kind[k];
     }
   }
-  if (!decode_us.empty()) s.decode_comm_us = summarize(decode_us);
-  if (!prefill_us.empty()) s.prefill_comm_us = summarize(prefill_us);
-  for (auto& [key, group] : by_size) {
+  return samples;
+}
+
+// The steps per (size, phase), decode first.
+void add_size_groups(StepSamples& samples, const StepDetection& d, const std::optional<CaptureModel>& model,
+                     StepSummary& s) {
+  int size_kind_ops = 0;
+  for (const PatternRun& run : d.pattern)
+    if (run.kind == d.dominant_kind) size_kind_ops += run.count;
+  for (auto& [key, group] : samples.by_size) {
     StepSizeGroup g;
     g.bytes = key.first;
     g.tokens = tokens_of(g.bytes, s.size_kind, model);
@@ -205,17 +224,32 @@ StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
   }
   std::stable_sort(s.by_size.begin(), s.by_size.end(),
                    [](const StepSizeGroup& a, const StepSizeGroup& b) { return a.phase < b.phase; });
-  if (s.decode_steps > 0) {
-    for (std::size_t k = 0; k < pattern_kinds.size(); ++k) {
-      KindShare share;
-      share.kind = kinds[pattern_kinds[k]];
-      for (const PatternRun& run : d.pattern)
-        if (run.kind == pattern_kinds[k]) share.ops_per_step += run.count;
-      share.us_per_step = summarize(kind_us[k]);
-      share.share = decode_total > 0 ? kind_total[k] / decode_total : 0.0;
-      s.composition.push_back(std::move(share));
-    }
+}
+
+// A decode step's communication by kind of the pattern, and each kind's share of it.
+void add_composition(const StepSamples& samples, const StepDetection& d,
+                     const std::vector<std::string>& kinds, StepSummary& s) {
+  if (s.decode_steps == 0) return;
+  for (std::size_t k = 0; k < samples.pattern_kinds.size(); ++k) {
+    KindShare share;
+    share.kind = kinds[samples.pattern_kinds[k]];
+    for (const PatternRun& run : d.pattern)
+      if (run.kind == samples.pattern_kinds[k]) share.ops_per_step += run.count;
+    share.us_per_step = summarize(samples.kind_us[k]);
+    share.share = samples.decode_total > 0 ? samples.kind_total[k] / samples.decode_total : 0.0;
+    s.composition.push_back(std::move(share));
   }
+}
+
+StepSummary summarize_steps(const CommunicatorOps& comm, const StepDetection& d,
+                            const std::vector<std::string>& kinds, const std::optional<CaptureModel>& model) {
+  StepSummary s = step_facts(d, kinds, model);
+  if (!d.found) return s;
+  StepSamples samples = step_samples(comm, d, s);
+  if (!samples.decode_us.empty()) s.decode_comm_us = summarize(samples.decode_us);
+  if (!samples.prefill_us.empty()) s.prefill_comm_us = summarize(samples.prefill_us);
+  add_size_groups(samples, d, model, s);
+  add_composition(samples, d, kinds, s);
   return s;
 }
 

@@ -23,83 +23,69 @@ std::vector<const PhaseResult*> allreduce_results(const RunReport& replay) {
   return found;
 }
 
-}  // namespace
+// The model the replay ran ("" where its config does not say).
+std::string replay_model_name(const RunReport& replay) {
+  if (!replay.run.config.is_object() || !replay.run.config.contains("model")) return {};
+  const nlohmann::json& model = replay.run.config.at("model");
+  if (model.is_object() && model.contains("name") && model.at("name").is_string())
+    return model.at("name").get<std::string>();
+  return {};
+}
 
-ReplayComparison compare_with_replay(const CaptureResult& capture, const RunReport& replay,
-                                     const std::string& path) {
-  ReplayComparison out;
-  out.path = path;
-  out.ranks = replay.run.ranks;
-  out.transport = replay.run.transport;
-  if (replay.run.config.is_object() && replay.run.config.contains("model")) {
-    const nlohmann::json& model = replay.run.config.at("model");
-    if (model.is_object() && model.contains("name") && model.at("name").is_string())
-      out.model = model.at("name").get<std::string>();
+// A captured AllReduce size next to the replay's per-op time at the same bytes (in the same mode, where the
+// capture says it).
+ReplayOpRow op_row(const CommunicatorResult& c, const SizeGroup& g,
+                   const std::vector<const PhaseResult*>& allreduce) {
+  ReplayOpRow row;
+  row.comm = comm_label(c);
+  row.kind = g.kind;
+  row.phase = g.phase;
+  row.mode = g.mode;
+  row.bytes = g.bytes;
+  row.tokens = g.tokens;
+  row.count = g.count;
+  row.captured_us_p50 = g.exec_us.p50;
+  for (const PhaseResult* r : allreduce) {
+    if (r->bytes_per_op != g.bytes || g.bytes == 0) continue;
+    if (!g.mode.empty() && to_string(r->mode) != g.mode) continue;
+    ReplayMatch m;
+    m.mode = to_string(r->mode);
+    m.tokens = r->tokens;
+    m.op_us_p50 = r->op_us.p50;
+    m.ratio = r->op_us.p50 > 0 ? g.exec_us.p50 / r->op_us.p50 : 0.0;
+    row.replay.push_back(std::move(m));
   }
-  const std::vector<const PhaseResult*> allreduce = allreduce_results(replay);
-  if (allreduce.empty())
-    out.notes.push_back(fmt::format("{} has no allreduce results to compare with", path));
+  return row;
+}
 
-  std::set<std::string> unmatched_kinds;
-  bool p2p = false;
-  for (const CommunicatorResult& c : capture.communicators) {
-    if (out.ranks > 0 && c.n_ranks != out.ranks && c.step.decode_steps > 0)
-      out.notes.push_back(fmt::format("communicator {} has {} ranks; the replay ran on {}", comm_label(c),
-                                      c.n_ranks, out.ranks));
-    if (!c.p2p.empty()) p2p = true;
-    for (const SizeGroup& g : c.by_size) {
-      if (!names_kind(g.kind, CollectiveKind::allreduce)) {
-        unmatched_kinds.insert(g.kind);
-        continue;
-      }
-      ReplayOpRow row;
-      row.comm = comm_label(c);
-      row.kind = g.kind;
-      row.phase = g.phase;
-      row.mode = g.mode;
-      row.bytes = g.bytes;
-      row.tokens = g.tokens;
-      row.count = g.count;
-      row.captured_us_p50 = g.exec_us.p50;
-      for (const PhaseResult* r : allreduce) {
-        if (r->bytes_per_op != g.bytes || g.bytes == 0) continue;
-        if (!g.mode.empty() && to_string(r->mode) != g.mode) continue;
-        ReplayMatch m;
-        m.mode = to_string(r->mode);
-        m.tokens = r->tokens;
-        m.op_us_p50 = r->op_us.p50;
-        m.ratio = r->op_us.p50 > 0 ? g.exec_us.p50 / r->op_us.p50 : 0.0;
-        row.replay.push_back(std::move(m));
-      }
-      out.ops.push_back(std::move(row));
-    }
-    for (const StepSizeGroup& g : c.step.by_size) {
-      if (g.phase != "decode" || !g.tokens || !names_kind(c.step.size_kind, CollectiveKind::allreduce))
-        continue;
-      ReplayStepRow row;
-      row.comm = comm_label(c);
-      row.tokens = *g.tokens;
-      row.steps = g.steps;
-      row.allreduces_per_step = g.size_kind_ops;
-      row.captured_allreduce_us_p50 = g.size_kind_us.p50;
-      row.captured_step_us_p50 = g.comm_us.p50;
-      for (const PhaseResult* r : allreduce) {
-        if (r->tokens != *g.tokens || r->ops_per_step <= 0 || r->step_us.p50 <= 0) continue;
-        ReplayStepMatch m;
-        m.mode = to_string(r->mode);
-        m.ops_per_step = r->ops_per_step;
-        m.step_us_p50 = r->step_us.p50;
-        m.per_op_ratio =
-            row.allreduces_per_step > 0
-                ? (row.captured_allreduce_us_p50 / row.allreduces_per_step) / (m.step_us_p50 / m.ops_per_step)
-                : 0.0;
-        row.replay.push_back(std::move(m));
-      }
-      out.steps.push_back(std::move(row));
-    }
+// A captured decode step next to the replay's step at the same tokens.
+ReplayStepRow step_row(const CommunicatorResult& c, const StepSizeGroup& g,
+                       const std::vector<const PhaseResult*>& allreduce) {
+  ReplayStepRow row;
+  row.comm = comm_label(c);
+  row.tokens = *g.tokens;
+  row.steps = g.steps;
+  row.allreduces_per_step = g.size_kind_ops;
+  row.captured_allreduce_us_p50 = g.size_kind_us.p50;
+  row.captured_step_us_p50 = g.comm_us.p50;
+  for (const PhaseResult* r : allreduce) {
+    if (r->tokens != *g.tokens || r->ops_per_step <= 0 || r->step_us.p50 <= 0) continue;
+    ReplayStepMatch m;
+    m.mode = to_string(r->mode);
+    m.ops_per_step = r->ops_per_step;
+    m.step_us_p50 = r->step_us.p50;
+    m.per_op_ratio = row.allreduces_per_step > 0 ? (row.captured_allreduce_us_p50 / row.allreduces_per_step) /
+                                                       (m.step_us_p50 / m.ops_per_step)
+                                                 : 0.0;
+    row.replay.push_back(std::move(m));
   }
-  // A trace's decode steps: their communication share next to the replay's attribution at T = batch.
-  for (const TraceStepGroup& g : capture.trace.groups) {
+  return row;
+}
+
+// A trace's decode steps: their communication share next to the replay's attribution at T = batch.
+std::vector<ReplayShareRow> share_rows(const TraceResult& trace, const RunReport& replay) {
+  std::vector<ReplayShareRow> rows;
+  for (const TraceStepGroup& g : trace.groups) {
     if (g.rank || g.phase != "decode" || !g.batch) continue;
     ReplayShareRow row;
     row.batch = *g.batch;
@@ -113,8 +99,42 @@ ReplayComparison compare_with_replay(const CaptureResult& capture, const RunRepo
       for (const CommShare& c : a.comm)
         row.replay.push_back({a.concurrency, a.tpot_ms, c.key.text(), c.comm_ms, c.share});
     }
-    out.shares.push_back(std::move(row));
+    rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+}  // namespace
+
+ReplayComparison compare_with_replay(const CaptureResult& capture, const RunReport& replay,
+                                     const std::string& path) {
+  ReplayComparison out;
+  out.path = path;
+  out.ranks = replay.run.ranks;
+  out.transport = replay.run.transport;
+  out.model = replay_model_name(replay);
+  const std::vector<const PhaseResult*> allreduce = allreduce_results(replay);
+  if (allreduce.empty())
+    out.notes.push_back(fmt::format("{} has no allreduce results to compare with", path));
+
+  std::set<std::string> unmatched_kinds;
+  bool p2p = false;
+  for (const CommunicatorResult& c : capture.communicators) {
+    if (out.ranks > 0 && c.n_ranks != out.ranks && c.step.decode_steps > 0)
+      out.notes.push_back(fmt::format("communicator {} has {} ranks; the replay ran on {}", comm_label(c),
+                                      c.n_ranks, out.ranks));
+    if (!c.p2p.empty()) p2p = true;
+    for (const SizeGroup& g : c.by_size) {
+      if (names_kind(g.kind, CollectiveKind::allreduce))
+        out.ops.push_back(op_row(c, g, allreduce));
+      else
+        unmatched_kinds.insert(g.kind);
+    }
+    for (const StepSizeGroup& g : c.step.by_size)
+      if (g.phase == "decode" && g.tokens && names_kind(c.step.size_kind, CollectiveKind::allreduce))
+        out.steps.push_back(step_row(c, g, allreduce));
+  }
+  out.shares = share_rows(capture.trace, replay);
   if (capture.trace.present && replay.attribution.empty())
     out.notes.push_back(fmt::format(
         "{} has no attribution (its serve phase did not run): the trace's shares stand alone", path));
