@@ -46,27 +46,31 @@ void size_note(const TraceWork& work, TraceResult& r) {
                           : "; --model CONFIG sizes AllReduces from each step's batch"));
 }
 
-// Every rank's figures, on two cores at once (each reads the work and writes its own rank); then the run's
-// kernel time and unclassified kernels, summed in rank order.
-std::vector<TraceRankResult> ranks_figures(TraceWork& work, const std::string& step_method) {
-  std::vector<TraceRankResult> figures(work.ranks.size());
-  std::atomic<std::size_t> next{0};
+// The figures of ranks [first, last), on two cores at once (each reads the work and writes its own rank).
+std::vector<TraceRankResult> ranks_figures(TraceWork& work, std::size_t first, std::size_t last,
+                                           const std::string& step_method) {
+  std::vector<TraceRankResult> figures(last - first);
+  std::atomic<std::size_t> next{first};
   std::vector<std::exception_ptr> errors(kAnalysisThreads);
   const auto run = [&](std::size_t thread) {
     try {
-      for (std::size_t i; (i = next++) < work.ranks.size();)
-        figures[i] = rank_figures(work, work.ranks[i], step_method);
+      for (std::size_t i; (i = next++) < last;)
+        figures[i - first] = rank_figures(work, work.ranks[i], step_method);
     } catch (...) {
       errors[thread] = std::current_exception();
     }
   };
   std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min(kAnalysisThreads, work.ranks.size()); ++t)
-    threads.emplace_back(run, t);
+  for (std::size_t t = 1; t < std::min(kAnalysisThreads, last - first); ++t) threads.emplace_back(run, t);
   run(0);
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& error : errors)
     if (error) std::rethrow_exception(error);
+  return figures;
+}
+
+// The run's kernel time and unclassified kernels, summed in rank order.
+void sum_kernel_time(TraceWork& work) {
   for (RankWork& w : work.ranks) {
     work.kernel_time_total += w.kernel_time;
     for (const auto& [name, time] : w.unclassified) {
@@ -74,7 +78,6 @@ std::vector<TraceRankResult> ranks_figures(TraceWork& work, const std::string& s
       work.unclassified[name].second += time.second;
     }
   }
-  return figures;
 }
 
 }  // namespace
@@ -86,14 +89,22 @@ TraceAnalysis analyze_trace(TraceCapture trace, const KernelClassifier& classifi
   r = result_start(trace, classifier, settings);
   TraceWork work(std::move(trace), classifier, settings);
   find_steps(work, r);
-  std::vector<TraceRankResult> figures = ranks_figures(work, r.step_method);
-  for (std::size_t i = 0; i < work.ranks.size(); ++i) {
-    RankWork& w = work.ranks[i];
-    r.ranks.push_back(std::move(figures[i]));
-    collective_sizes(work, w, r);
-    step_figures(work, w, r);
-    r.steps += w.steps.size();
+  // Two ranks at a time: their figures on both cores, then, in rank order, their sizes and per-step figures,
+  // and their interval unions (a rank's largest part: about 50 bytes per activity) freed, so that the unions
+  // of two ranks are held at once, never every rank's.
+  for (std::size_t first = 0; first < work.ranks.size(); first += kAnalysisThreads) {
+    const std::size_t last = std::min(first + kAnalysisThreads, work.ranks.size());
+    std::vector<TraceRankResult> figures = ranks_figures(work, first, last, r.step_method);
+    for (std::size_t i = first; i < last; ++i) {
+      RankWork& w = work.ranks[i];
+      r.ranks.push_back(std::move(figures[i - first]));
+      collective_sizes(work, w, r);
+      step_figures(work, w, r);
+      r.steps += w.steps.size();
+      w.unions = RankUnions{};
+    }
   }
+  sum_kernel_time(work);
   join_ranks(work, r);
   finish_groups(work, r);
   backend_rows(work, r);

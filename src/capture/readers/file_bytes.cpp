@@ -21,11 +21,11 @@
 #include "common/unique_fd.hpp"
 
 namespace k25 {
-namespace {
-
 bool is_gzip(const unsigned char* data, std::size_t size) {
   return size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
 }
+
+namespace {
 
 // Reads up to `limit` bytes of the file (all of it by default).
 std::vector<unsigned char> read_raw(const std::string& path, std::size_t limit = SIZE_MAX) {

@@ -36,6 +36,9 @@ FileBytes load_file_bytes(const std::string& path, std::size_t padding, FileByte
 // cannot be read.
 std::uint64_t file_bytes_hint(const std::string& path);
 
+// Whether the bytes begin as gzip does (its magic number).
+bool is_gzip(const unsigned char* data, std::size_t size);
+
 // The same for bytes in memory (tests, fuzzing); `name` names them in messages.
 FileBytes file_bytes_from_text(std::string_view text, const std::string& name, std::size_t padding);
 

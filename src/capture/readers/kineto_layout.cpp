@@ -33,6 +33,13 @@ std::optional<std::size_t> boundary_at(const char* text, std::size_t from, std::
 
 std::optional<KinetoLayout> find_kineto_layout(
     const char* text, std::size_t size, const std::function<bool(const std::string&)>& parses_as_object) {
+  std::optional<KinetoLayout> layout = find_kineto_head(text, size, parses_as_object);
+  if (layout) find_kineto_tail(text, size, layout->events_open + 1, parses_as_object, *layout);
+  return layout;
+}
+
+std::optional<KinetoLayout> find_kineto_head(
+    const char* text, std::size_t size, const std::function<bool(const std::string&)>& parses_as_object) {
   const std::string_view all(text, size);
   KinetoLayout layout;
   std::size_t key = 0;
@@ -55,10 +62,15 @@ std::optional<KinetoLayout> find_kineto_layout(
     found = true;
   }
   if (!found) return std::nullopt;
+  return layout;
+}
+
+bool find_kineto_tail(const char* text, std::size_t size, std::size_t from,
+                      const std::function<bool(const std::string&)>& parses_as_object, KinetoLayout& layout) {
   // The array's ']': the last one after which the rest, opened, is an object.
-  const std::size_t floor = size > kTailWindow ? size - kTailWindow : layout.events_open + 1;
+  const std::size_t floor = size > kTailWindow ? size - kTailWindow : from;
   int tries = 0;
-  for (std::size_t p = size; p-- > std::max(floor, layout.events_open + 1) && tries < kTailTries;) {
+  for (std::size_t p = size; p-- > std::max(floor, from) && tries < kTailTries;) {
     if (text[p] != ']') continue;
     ++tries;
     std::string tail = "{\"x\": []";
@@ -66,16 +78,19 @@ std::optional<KinetoLayout> find_kineto_layout(
     if (!parses_as_object(tail)) continue;
     layout.events_close = p;
     layout.tail = std::move(tail);
-    break;
+    return true;
   }
-  return layout;
+  return false;
 }
 
 std::vector<EventPiece> event_pieces(const char* text, std::size_t size, const KinetoLayout& layout,
                                      std::size_t piece_bytes) {
+  return event_pieces_between(text, layout.events_open, layout.events_close.value_or(size), piece_bytes);
+}
+
+std::vector<EventPiece> event_pieces_between(const char* text, std::size_t first, std::size_t end,
+                                             std::size_t piece_bytes) {
   std::vector<EventPiece> pieces;
-  const std::size_t end = layout.events_close.value_or(size);
-  std::size_t first = layout.events_open;
   while (first < end) {
     std::size_t at = first + piece_bytes;
     std::optional<std::size_t> comma;

@@ -30,6 +30,15 @@ struct KinetoLayout {
 std::optional<KinetoLayout> find_kineto_layout(
     const char* text, std::size_t size, const std::function<bool(const std::string&)>& parses_as_object);
 
+// Its parts, for a text read a window at a time: the head and the events array's '[' in text[0, size) (the
+// layout's head and events_open; events_close unset), nullopt where they are not found there; and the
+// array's ']' and the tail in text[from, size), where `size` is the text's end (the layout's events_close and
+// tail), nullopt where the text ends inside the events.
+std::optional<KinetoLayout> find_kineto_head(
+    const char* text, std::size_t size, const std::function<bool(const std::string&)>& parses_as_object);
+bool find_kineto_tail(const char* text, std::size_t size, std::size_t from,
+                      const std::function<bool(const std::string&)>& parses_as_object, KinetoLayout& layout);
+
 // The events array cut into pieces of about `piece_bytes` at event boundaries: a comma that ends a line and
 // an object that starts the next one (a newline is never inside a JSON string). Each piece is [first, last]:
 // the byte before its first event (the array's '[' or a separating comma) and the byte after its last (a
@@ -40,6 +49,10 @@ struct EventPiece {
 };
 std::vector<EventPiece> event_pieces(const char* text, std::size_t size, const KinetoLayout& layout,
                                      std::size_t piece_bytes);
+// The same for the events in text[first, end]: `first` the '[' or a separating comma, `end` the ']' (or the
+// text's end).
+std::vector<EventPiece> event_pieces_between(const char* text, std::size_t first, std::size_t end,
+                                             std::size_t piece_bytes);
 
 // The last event boundary (its separating comma) in text[from, to); nullopt where there is none.
 std::optional<std::size_t> last_event_boundary(const char* text, std::size_t from, std::size_t to);

@@ -28,9 +28,10 @@ void KinetoQueue::work() {
     Result result;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      // At most one file per worker read ahead of the one taken: the captures waiting stay few.
+      // At most one file per worker read or waiting ahead of the one taken: each holds its activities (tens of
+      // MB for a file of hundreds), so that few are held at once.
       changed_.wait(lock, [&] {
-        return stopping_ || next_to_read_ >= paths_.size() || next_to_read_ < next_to_take_ + 2 * kWorkers;
+        return stopping_ || next_to_read_ >= paths_.size() || next_to_read_ < next_to_take_ + kWorkers;
       });
       if (stopping_ || next_to_read_ >= paths_.size()) return;
       index = next_to_read_++;

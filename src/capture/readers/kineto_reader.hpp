@@ -15,7 +15,8 @@ namespace k25 {
 
 class KinetoReader {
  public:
-  // The events array is parsed in pieces of about this many bytes: the parser's index is of one piece.
+  // The events array is parsed in pieces of about this many bytes: the parser's index is of one piece, the
+  // window over the text about as large.
   static constexpr std::size_t kPieceBytes = 8 << 20;
 
   explicit KinetoReader(std::size_t piece_bytes = kPieceBytes);
@@ -30,7 +31,9 @@ class KinetoReader {
   // (a trace still being written) gives its whole events and says where it was cut. Throws UsageError naming
   // the file for JSON that is not a profiler trace, a trace without GPU events (TraceWithoutGpuEvents, `into`
   // left as it was), or unreadable data. Appends to `into` (its names, ranks, activities, marks, files): a
-  // run's files are read one after the other into one capture, the text buffer and the parser's reused.
+  // run's files are read one after the other into one capture, the parser's buffers reused. The text is
+  // read a window at a time (memory that does not grow with the file) where it is a whole stream laid out
+  // with an event per line, as the profilers write it; else (cut short, one line, an odd writer) whole.
   void read_file(const std::string& path, TraceCapture& into);
 
   // The same for text in memory (tests, fuzzing); `name` names it in messages and gives the rank by name.
