@@ -503,7 +503,8 @@ TEST_CASE("capture: --prefill-tokens is the one prefill rule of a trace's steps 
   CHECK(by_factor.trace.step_method == "comm_pattern");
   CHECK(group(by_factor.trace, "decode", 4).steps == 4);  // 2 steps on each of the 2 ranks
   REQUIRE(by_factor.communicators.size() == 1);
-  CHECK(by_factor.communicators[0].step.decode_steps == 7);  // the first step's ops come before any closing op
+  // The communicator's first step is outside its steps: its ops come before any closing AllGather.
+  CHECK(by_factor.communicators[0].step.decode_steps == 7);
   CHECK(by_factor.communicators[0].step.prefill_steps == 0);
 
   // --prefill-tokens 2: the steps of 4 tokens are prefill in both views.

@@ -34,8 +34,8 @@ std::optional<KinetoLayout> find_kineto_layout(
 // layout's head and events_open; events_close unset), nullopt where they are not found there; and the
 // array's ']' and the tail in text[from, size), where `size` is the text's end (the layout's events_close and
 // tail), nullopt where the text ends inside the events.
-std::optional<KinetoLayout> find_kineto_head(
-    const char* text, std::size_t size, const std::function<bool(const std::string&)>& parses_as_object);
+std::optional<KinetoLayout> find_kineto_head(const char* text, std::size_t size,
+                                             const std::function<bool(const std::string&)>& parses_as_object);
 bool find_kineto_tail(const char* text, std::size_t size, std::size_t from,
                       const std::function<bool(const std::string&)>& parses_as_object, KinetoLayout& layout);
 

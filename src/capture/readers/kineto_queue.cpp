@@ -28,8 +28,8 @@ void KinetoQueue::work() {
     Result result;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      // At most one file per worker read or waiting ahead of the one taken: each holds its activities (tens of
-      // MB for a file of hundreds), so that few are held at once.
+      // At most one file per worker read or waiting ahead of the one taken: each holds its activities (tens
+      // of MB for a file of hundreds), so that few are held at once.
       changed_.wait(lock, [&] {
         return stopping_ || next_to_read_ >= paths_.size() || next_to_read_ < next_to_take_ + kWorkers;
       });
