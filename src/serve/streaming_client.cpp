@@ -261,6 +261,7 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
   SteadyTime next_arrival = SteadyClock::now();
   SteadyTime next_idle_scan = next_arrival + kIdleScanInterval;
   std::optional<SteadyTime> window_begin, window_end;
+  std::array<epoll_event, 256> ready;  // filled by epoll_wait each turn
 
   int failed = 0;
   const auto finished = [&](RequestRecord record) {
@@ -328,7 +329,6 @@ BatchResult StreamingClient::run(const BatchPlan& plan) {
     if (curl_deadline_) wake = std::min(wake, *curl_deadline_);
     const auto wait_ms =
         std::chrono::ceil<std::chrono::milliseconds>(std::max(wake - now, SteadyClock::duration{}));
-    std::array<epoll_event, 256> ready{};
     const int count = epoll_wait(epoll_.get(), ready.data(), static_cast<int>(ready.size()),
                                  static_cast<int>(wait_ms.count()));
     if (count < 0 && errno != EINTR)

@@ -2,6 +2,8 @@
 // outcome.
 #include "serve/streaming_response.hpp"
 
+#include <algorithm>
+
 #include "serve/stream_chunk.hpp"
 
 namespace k25 {
@@ -15,14 +17,15 @@ StreamingResponse::StreamingResponse(long long id, bool warmup, SteadyTime start
   record_.forced_tokens = forced_tokens;
   record_.warmup = warmup;
   record_.start = start;
+  // Room for the chunks a max_tokens stream sends (at most 4096: a larger max_tokens may end far earlier).
+  if (forced_tokens > 0) record_.content_times.reserve(std::min<std::size_t>(forced_tokens, 4096) + 1);
 }
 
 bool StreamingResponse::on_body(std::string_view bytes, SteadyTime now) {
   body_started_ = true;
   if (done_seen_ || !abandon_class_.empty()) return abandon_class_.empty();
-  events_.clear();
-  parser_.feed(bytes, events_);
-  for (const SseEvent& event : events_) {
+  SseView event;
+  while (parser_.take(bytes, event)) {
     const StreamChunk chunk = interpret_stream_chunk(event.data);
     if (chunk.completion_tokens) record_.usage_tokens = chunk.completion_tokens;
     if (chunk.prompt_tokens) record_.usage_prompt_tokens = chunk.prompt_tokens;

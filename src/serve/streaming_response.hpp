@@ -47,7 +47,6 @@ class StreamingResponse {
  private:
   RequestRecord record_;
   SseParser parser_;
-  std::vector<SseEvent> events_;  // reused between reads
   std::string error_body_;
   std::string abandon_class_, abandon_message_;
   std::string stream_error_message_;

@@ -140,6 +140,40 @@ TEST_CASE("chunk: error events in both shapes, malformed JSON", "[sse]") {
   REQUIRE(k25::error_body_message("Bad Gateway") == "Bad Gateway");
 }
 
+TEST_CASE("chunk: read in one pass, it says what its whole document says", "[sse]") {
+  using k25::ChunkKind;
+  using k25::interpret_stream_chunk;
+  // A key given twice: the last one wins, as in the document.
+  CHECK(interpret_stream_chunk(R"({"choices":[{"text":"abc"}],"choices":[{"text":"x"}]})").content_bytes ==
+        1);
+  CHECK(interpret_stream_chunk(R"({"choices":[{"text":"abc","text":null}]})").kind == ChunkKind::empty);
+  CHECK(interpret_stream_chunk(R"({"object":"error","object":"chunk","choices":[]})").kind ==
+        ChunkKind::empty);
+  CHECK(interpret_stream_chunk(R"({"object":"chunk","object":"error","message":"m"})").kind ==
+        ChunkKind::error);
+  CHECK(interpret_stream_chunk(R"({"usage":{"completion_tokens":3},"usage":null})").completion_tokens ==
+        std::nullopt);
+  CHECK(interpret_stream_chunk(R"({"usage":{"completion_tokens":3,"completion_tokens":4.5}})")
+            .completion_tokens == std::nullopt);
+  // Every choice counts; a later choice's finish_reason wins where it is a string; nested look-alikes do not.
+  const auto two = interpret_stream_chunk(
+      R"({"choices":[{"text":"ab","finish_reason":"stop"},{"delta":{"content":"c","reasoning":"de"},"finish_reason":null},)"
+      R"({"logprobs":{"text":"zzzz","choices":[{"text":"q"}]}},7,[{"text":"r"}]]})");
+  CHECK(two.content_bytes == 5);
+  CHECK(two.finish_reason == "stop");
+  CHECK(interpret_stream_chunk(R"({"x":{"error":1,"usage":{"completion_tokens":9}}})").kind ==
+        ChunkKind::empty);
+  CHECK_FALSE(interpret_stream_chunk(R"({"x":{"usage":{"completion_tokens":9}}})").completion_tokens);
+  // Text counts in bytes of the decoded string; prompt_tokens only as a non-negative count within bounds.
+  CHECK(interpret_stream_chunk(R"({"choices":[{"text":"\u00e9"}]})").content_bytes == 2);
+  CHECK_FALSE(interpret_stream_chunk(R"({"usage":{"prompt_tokens":-1}})").prompt_tokens);
+  CHECK(interpret_stream_chunk(R"({"usage":{"prompt_tokens":7}})").prompt_tokens == 7);
+  // Not an object, or not JSON at all.
+  CHECK(interpret_stream_chunk(R"("text")").kind == ChunkKind::malformed);
+  CHECK(interpret_stream_chunk(R"({"a":1} {"b":2})").kind == ChunkKind::malformed);
+  CHECK(interpret_stream_chunk("").kind == ChunkKind::malformed);
+}
+
 namespace {
 
 using namespace std::chrono_literals;
