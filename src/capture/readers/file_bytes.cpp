@@ -74,12 +74,14 @@ bool inflate_stream(const std::string& path, const unsigned char* in, std::size_
   } end{&zs};
   std::size_t consumed = 0;
   for (;;) {
-    if (out.capacity - out.size < padding + (1 << 20))
-      out.reserve(std::max(out.capacity * 2, out.size + padding + (4 << 20)));
+    // A head (`limit` bytes: the format's sniff) is inflated up to its end, not megabytes past it.
+    const std::size_t wanted = limit == SIZE_MAX ? SIZE_MAX : limit - out.size;
+    if (out.capacity - out.size < padding + std::min<std::size_t>(wanted, 1 << 20))
+      out.reserve(std::max(out.capacity * 2, out.size + padding + std::min<std::size_t>(wanted, 4 << 20)));
     const std::size_t chunk_in = std::min<std::size_t>(in_size - consumed, 1u << 30);
     zs.next_in = const_cast<unsigned char*>(in + consumed);
     zs.avail_in = static_cast<uInt>(chunk_in);
-    const std::size_t room = std::min<std::size_t>(out.capacity - out.size - padding, 1u << 30);
+    const std::size_t room = std::min<std::size_t>({out.capacity - out.size - padding, 1u << 30, wanted});
     zs.next_out = reinterpret_cast<unsigned char*>(out.data.get() + out.size);
     zs.avail_out = static_cast<uInt>(room);
     const int rc = inflate(&zs, Z_NO_FLUSH);
