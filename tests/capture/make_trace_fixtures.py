@@ -114,64 +114,55 @@ def custom_ar_tp2(out):
         t.write(os.path.join(out, f"k25-custom-rank-{r}.1767225600.pt.trace.json"))
 
 
+def c10d_eager_steps(t, start_us, r, steps, allreduce_per_token, mark=None, allreduce_args=None):
+    """Step s of rank r at T = start_us + 100 s + 0.25 r (us), T = steps[s] tokens: for k < 8, GEMM [T+5k, +2),
+    AllReduce [T+5k+2.5, +2) of allreduce_per_token x T BFloat16 elements; AllGather [T+40, +3) of 500 T elements
+    per rank. Eager launches, c10d's args on the collectives (more of them on the AllReduces: allreduce_args),
+    inside the mark `mark` (formatted with tokens=T) [T-30, +75) where one is given."""
+    corr = 1
+    for s, tokens in enumerate(steps):
+        T = start_us + 100 * s + 0.25 * r
+        if mark:
+            t.annotation(mark.format(tokens=tokens), T - 30, 75)
+        launch = T - 29
+        for k in range(8):
+            t.runtime("cudaLaunchKernel", launch, 0.5, corr)
+            t.kernel(GEMM, T + 5 * k, 2, corr)
+            corr += 1
+            t.runtime("cuLaunchKernelEx", launch + 1, 0.5, corr, cat="cuda_driver")
+            t.kernel(ALLREDUCE, T + 5 * k + 2.5, 2, corr, stream=7,
+                     c10d={"Collective name": "allreduce", "In msg nelems": allreduce_per_token * tokens,
+                           "Out msg nelems": allreduce_per_token * tokens, "Group size": 2, "dtype": "BFloat16",
+                           **(allreduce_args or {})})
+            corr += 1
+            launch += 3
+        t.runtime("cuLaunchKernelEx", launch, 0.5, corr, cat="cuda_driver")
+        t.kernel(ALLGATHER, T + 40, 3, corr,
+                 c10d={"Collective name": "_allgather_base", "In msg nelems": 500 * tokens,
+                       "Out msg nelems": 1000 * tokens, "Group size": 2, "dtype": "BFloat16"})
+        corr += 1
+
+
 def sglang_c10d_tp2(out):
-    """Step s of rank r at T = 5000 + 100 s + 0.25 r (us): for k < 8, GEMM [T+5k, +2), AllReduce [T+5k+2.5, +2)
-    of 256 T BFloat16 elements; AllGather [T+40, +3) of 500 T elements per rank. Eager launches inside the mark
-    step[DECODE bs=T] [T-30, +75); T = 1, 2, 4, 1, 2, 4."""
+    """c10d_eager_steps from T = 5000 us with 256 T elements per AllReduce inside the mark step[DECODE bs=T];
+    T = 1, 2, 4, 1, 2, 4."""
     os.makedirs(out, exist_ok=True)
     for r in range(2):
         t = kw.Trace(rank=r, world_size=2, device=r)
-        corr = 1
-        for s, tokens in enumerate([1, 2, 4, 1, 2, 4]):
-            T = 5000 + 100 * s + 0.25 * r
-            t.annotation(f"step[DECODE bs={tokens}]", T - 30, 75)
-            launch = T - 29
-            for k in range(8):
-                t.runtime("cudaLaunchKernel", launch, 0.5, corr)
-                t.kernel(GEMM, T + 5 * k, 2, corr)
-                corr += 1
-                t.runtime("cuLaunchKernelEx", launch + 1, 0.5, corr, cat="cuda_driver")
-                t.kernel(ALLREDUCE, T + 5 * k + 2.5, 2, corr, stream=7,
-                         c10d={"Collective name": "allreduce", "In msg nelems": 256 * tokens,
-                               "Out msg nelems": 256 * tokens, "Group size": 2, "dtype": "BFloat16",
-                               "In split size": "[]", "Out split size": "[]", "Process Group Name": "0",
-                               "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1]"})
-                corr += 1
-                launch += 3
-            t.runtime("cuLaunchKernelEx", launch, 0.5, corr, cat="cuda_driver")
-            t.kernel(ALLGATHER, T + 40, 3, corr,
-                     c10d={"Collective name": "_allgather_base", "In msg nelems": 500 * tokens,
-                           "Out msg nelems": 1000 * tokens, "Group size": 2, "dtype": "BFloat16"})
-            corr += 1
+        c10d_eager_steps(t, 5000, r, [1, 2, 4, 1, 2, 4], 256, mark="step[DECODE bs={tokens}]",
+                         allreduce_args={"In split size": "[]", "Out split size": "[]", "Process Group Name": "0",
+                                         "Process Group Description": "default_pg",
+                                         "Process Group Ranks": "[0, 1]"})
         t.write(os.path.join(out, f"sglang-{1767225600 + r}-TP-{r}.trace.json.gz"))
 
 
 def pattern_tp2(out):
-    """Step s of rank r at T = 8000 + 100 s + 0.25 r (us): for k < 8, GEMM [T+5k, +2), AllReduce [T+5k+2.5, +2)
-    of 7168 T BFloat16 elements; AllGather [T+40, +3) of 500 T elements per rank. Eager launches, no step mark;
+    """c10d_eager_steps from T = 8000 us with 7168 T elements per AllReduce (Kimi's hidden size), no step mark;
     T = 1, 1, 1, 1, 2, 2, 4, 4."""
     os.makedirs(out, exist_ok=True)
     for r in range(2):
         t = kw.Trace(rank=r, world_size=2, device=r)
-        corr = 1
-        for s, tokens in enumerate([1, 1, 1, 1, 2, 2, 4, 4]):
-            T = 8000 + 100 * s + 0.25 * r
-            launch = T - 29
-            for k in range(8):
-                t.runtime("cudaLaunchKernel", launch, 0.5, corr)
-                t.kernel(GEMM, T + 5 * k, 2, corr)
-                corr += 1
-                t.runtime("cuLaunchKernelEx", launch + 1, 0.5, corr, cat="cuda_driver")
-                t.kernel(ALLREDUCE, T + 5 * k + 2.5, 2, corr, stream=7,
-                         c10d={"Collective name": "allreduce", "In msg nelems": 7168 * tokens,
-                               "Out msg nelems": 7168 * tokens, "Group size": 2, "dtype": "BFloat16"})
-                corr += 1
-                launch += 3
-            t.runtime("cuLaunchKernelEx", launch, 0.5, corr, cat="cuda_driver")
-            t.kernel(ALLGATHER, T + 40, 3, corr,
-                     c10d={"Collective name": "_allgather_base", "In msg nelems": 500 * tokens,
-                           "Out msg nelems": 1000 * tokens, "Group size": 2, "dtype": "BFloat16"})
-            corr += 1
+        c10d_eager_steps(t, 8000, r, [1, 1, 1, 1, 2, 2, 4, 4], 7168)
         t.write(os.path.join(out, f"pattern-{1767225600 + r}-TP-{r}.trace.json.gz"))
 
 
