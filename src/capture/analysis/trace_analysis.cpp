@@ -3,7 +3,6 @@
 #include "capture/analysis/trace_analysis.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <thread>
 
@@ -46,15 +45,16 @@ void size_note(const TraceWork& work, TraceResult& r) {
                           : "; --model CONFIG sizes AllReduces from each step's batch"));
 }
 
-// The figures of ranks [first, last), on two cores at once (each reads the work and writes its own rank).
+// The figures of ranks [first, last), on two cores at once (each reads the work and writes its own rank):
+// thread t takes ranks first + t, first + t + 2, ... (handed out before the threads start: on a busy machine
+// the first thread would take them all while the second is still being started).
 std::vector<TraceRankResult> ranks_figures(TraceWork& work, std::size_t first, std::size_t last,
                                            const std::string& step_method) {
   std::vector<TraceRankResult> figures(last - first);
-  std::atomic<std::size_t> next{first};
   std::vector<std::exception_ptr> errors(kAnalysisThreads);
   const auto run = [&](std::size_t thread) {
     try {
-      for (std::size_t i; (i = next++) < last;)
+      for (std::size_t i = first + thread; i < last; i += kAnalysisThreads)
         figures[i - first] = rank_figures(work, work.ranks[i], step_method);
     } catch (...) {
       errors[thread] = std::current_exception();
