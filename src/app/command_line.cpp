@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/gaps_from_option.hpp"
+#include "app/history_command_line.hpp"
 #include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "capture/readers/input_formats.hpp"
@@ -369,6 +370,8 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   doctor->add_flag("--no-measure", doctor_no_measure, "do not measure P2P copies between the GPUs");
   doctor->add_flag("--no-plots", doctor_no_plots, "do not run tools/plot-doctor");
 
+  CLI::App* history = add_history_command(app, cli.history);
+
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());
   // Arguments nobody takes are explained below, with the nearest flag or command.
@@ -427,6 +430,9 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
     doc.measure = !doctor_no_measure;
     doc.plots = !doctor_no_plots;
     doc.command_line = cli.text;
+  } else if (history->parsed()) {
+    cli.command = Command::history;
+    finish_history_command(*history, cli.history);
   } else if (capture->parsed()) {
     cli.command = Command::capture;
     cap.plots = !no_plots;
