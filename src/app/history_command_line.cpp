@@ -22,17 +22,17 @@ void add_judgement_flags(CLI::App& action, HistoryOptions& judgement) {
   action
       .add_option("--max-ratio", rules.max_ratio,
                   "worse by more than this factor is suspicious whatever the window's spread (default 1.5)")
-      ->check(CLI::Range(1.0, 1e9));
+      ->check(CLI::Range(1.0, 1e9).description("at least 1"));
   action.add_flag("--judge-oversubscribed", rules.judge_oversubscribed,
                   "judge the nights of oversubscribed runs too (as compare's flag)");
   action
       .add_option("--cp-pvalue", judgement.change_points.max_pvalue,
                   "change points: the t-test's largest p-value (default 0.001)")
-      ->check(CLI::Range(1e-300, 1.0));
+      ->check(CLI::Range(1e-300, 1.0).description("above 0, at most 1"));
   action
       .add_option("--cp-window", judgement.change_points.window,
                   "change points: the split step's window in nights (default 50)")
-      ->check(CLI::Range(3, 100000));
+      ->check(CLI::Range(3, 100000).description("at least 3"));
 }
 
 }  // namespace

@@ -74,24 +74,24 @@ void from_json(const json& j, HistorySeries& s) {
 
 void to_json(json& j, const HistoryFigure& f) {
   j = {{"name", f.name},
-       {"phase", f.phase},
-       {"tokens", f.tokens},
-       {"concurrency", f.concurrency},
-       {"mode", f.mode},
-       {"backend", f.backend},
-       {"statistic", f.statistic},
+       {"phase", f.key.phase},
+       {"tokens", f.key.tokens},
+       {"concurrency", f.key.concurrency},
+       {"mode", f.key.mode},
+       {"backend", f.key.backend},
+       {"statistic", f.key.statistic},
        {"unit", f.unit},
        {"lower_is_better", f.lower_is_better},
        {"series", f.series}};
 }
 void from_json(const json& j, HistoryFigure& f) {
   j.at("name").get_to(f.name);
-  for (const auto& [key, field] :
-       {std::pair{"phase", &f.phase}, std::pair{"mode", &f.mode}, std::pair{"backend", &f.backend},
-        std::pair{"statistic", &f.statistic}, std::pair{"unit", &f.unit}})
+  for (const auto& [key, field] : {std::pair{"phase", &f.key.phase}, std::pair{"mode", &f.key.mode},
+                                   std::pair{"backend", &f.key.backend},
+                                   std::pair{"statistic", &f.key.statistic}, std::pair{"unit", &f.unit}})
     read_if(j, key, *field);
-  read_if(j, "tokens", f.tokens);
-  read_if(j, "concurrency", f.concurrency);
+  read_if(j, "tokens", f.key.tokens);
+  read_if(j, "concurrency", f.key.concurrency);
   read_if(j, "lower_is_better", f.lower_is_better);
   f.series = json_list_or_empty<HistorySeries>(j, "series");
 }

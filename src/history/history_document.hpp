@@ -48,8 +48,8 @@ struct HistorySeries {
 
 struct HistoryFigure {
   std::string name;  // figure_name(): "allreduce T=16 eager nccl burst"
-  std::string phase, mode, backend, statistic, unit;
-  int tokens = 0, concurrency = 0;
+  FigureKey key;     // written as its fields: phase, tokens, concurrency, mode, backend, statistic
+  std::string unit;
   bool lower_is_better = true;
   std::vector<HistorySeries> series;  // one per node that measured it
   bool operator==(const HistoryFigure&) const = default;

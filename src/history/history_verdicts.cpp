@@ -103,12 +103,7 @@ HistoryDocument judge_history(const std::vector<HistoryNight>& nights, const His
   for (const FigureKey& key : keys) {
     HistoryFigure figure;
     figure.name = figure_name(key);
-    figure.phase = key.phase;
-    figure.tokens = key.tokens;
-    figure.concurrency = key.concurrency;
-    figure.mode = key.mode;
-    figure.backend = key.backend;
-    figure.statistic = key.statistic;
+    figure.key = key;
     figure.lower_is_better = lower_is_better(key.statistic);
     for (const auto& [node, points] : series[key]) {
       figure.unit = points.front().figure->unit;
