@@ -110,16 +110,18 @@
     if (point && point.report) window.location.href = point.report;
   }
 
-  function markDataset(label, node, role, points) {
+  // Marks of a long history (more than 60 nights) are drawn smaller, so that a lasting regression stays a line.
+  function markDataset(label, node, role, points, many) {
     const mark = marks[role];
+    const radius = many && role !== 'change' ? 3 : mark.radius;
     return {
       label: label,
       k25: {node: node, role: role},
       data: points,
       showLine: false,
       pointStyle: mark.style,
-      pointRadius: mark.radius,
-      pointHoverRadius: mark.radius + 2,
+      pointRadius: radius,
+      pointHoverRadius: radius + 2,
       borderColor: mark.colour,
       backgroundColor: role === 'suspicious' ? 'rgba(0,0,0,0)' : mark.colour,
       borderWidth: 2,
@@ -166,7 +168,8 @@
     box.id = anchor(figure.name);
     box.dataset.figure = figure.name;
     const title = document.createElement('h3');
-    title.textContent = figure.name + ' (' + figure.unit + (figure.lower_is_better ? ', lower is better)' : ', higher is better)');
+    const better = figure.lower_is_better ? ', lower is better)' : ', higher is better)';
+    title.textContent = figure.name + ' (' + figure.unit + better;
     const holder = document.createElement('div');
     holder.className = 'canvas-box';
     const canvas = document.createElement('canvas');
@@ -205,10 +208,10 @@
           const ratio = p.ratio ? p.ratio.toFixed(3) + 'x' : '';
           if (previous && previous.role === p.verdict) {
             previous.nights.push(p.night);
-            previous.last = ratio;
-            previous.text = p.verdict + ' on ' + node + ', ' + previous.first + ' .. ' + ratio + ' the baseline';
+            const range = previous.first === ratio ? ratio : previous.first + ' .. ' + ratio;
+            previous.text = p.verdict + ' on ' + node + ', ' + range + ' the baseline';
           } else {
-            previous = {role: p.verdict, node: node, nights: [p.night], first: ratio, last: ratio,
+            previous = {role: p.verdict, node: node, nights: [p.night], first: ratio,
                         text: p.verdict + ' on ' + node + ', ' + ratio + ' the baseline'};
             notes.push(previous);
           }
@@ -240,7 +243,7 @@
         order: 2,
       });
       for (const role of ['regression', 'suspicious'])
-        if (byVerdict[role].length) datasets.push(markDataset(node + ' ' + role, node, role, byVerdict[role]));
+        if (byVerdict[role].length) datasets.push(markDataset(node + ' ' + role, node, role, byVerdict[role], many));
       const changePoints = [];
       for (const point of changePointsOf.get(figure.name) || []) {
         if (point.node !== node) continue;
@@ -251,7 +254,7 @@
                     text: 'change point on ' + node + ' (' + point.mean_before.toPrecision(4) + ' \u2192 ' +
                           point.mean_after.toPrecision(4) + ' ' + figure.unit + '): ' + changes(point.changed)});
       }
-      if (changePoints.length) datasets.push(markDataset(node + ' change point', node, 'change', changePoints));
+      if (changePoints.length) datasets.push(markDataset(node + ' change point', node, 'change', changePoints, many));
       for (const upgrade of upgradesOf.get(node) || [])
         if (!changeNights.has(node + '\n' + upgrade.night) && valueAt.has(upgrade.night))
           lines.push({x: x(upgrade.night), colour: colour, label: node + ': ' + changes(upgrade.changed)});
@@ -272,13 +275,19 @@
           y: {title: {display: true, text: figure.unit}},
         },
         plugins: {
-          legend: {labels: {filter: (item) => !item.text.endsWith(' spread'), sort: (a, b) => a.datasetIndex - b.datasetIndex}},
+          legend: {
+            labels: {
+              filter: (item) => !item.text.endsWith(' spread'),
+              sort: (a, b) => a.datasetIndex - b.datasetIndex,
+            },
+          },
           tooltip: {
             callbacks: {
               title: (items) => (items.length ? items[0].raw.night || '' : ''),
               label: (item) => {
                 const raw = item.raw;
-                const verdict = raw.verdict ? ' (' + raw.verdict + (raw.ratio ? ', ' + raw.ratio.toFixed(3) + 'x' : '') + ')' : '';
+                const ratio = raw.ratio ? ', ' + raw.ratio.toFixed(3) + 'x' : '';
+                const verdict = raw.verdict ? ' (' + raw.verdict + ratio + ')' : '';
                 return item.dataset.label + ': ' + raw.y.toPrecision(4) + ' ' + figure.unit + verdict;
               },
             },
@@ -331,19 +340,22 @@
     }, {rootMargin: '600px 0px'});
     for (const entry of entries)
       if (!entry.chart) observer.observe(entry.box);
-    const later = window.requestIdleCallback || ((callback) => setTimeout(callback, 1));
+    // While the browser is idle, as many charts as its idle time holds (at least one each time).
+    const later = window.requestIdleCallback || ((callback) => setTimeout(() => callback({timeRemaining: () => 0}), 1));
     let next = 0;
-    const idle = () => {
+    const idle = (deadline) => {
       try {
-        while (next < entries.length && entries[next].chart) ++next;
-        if (next === entries.length) return;
-        drawEntry(entries[next]);
-        later(idle, {timeout: 200});
+        do {
+          while (next < entries.length && entries[next].chart) ++next;
+          if (next === entries.length) return;
+          drawEntry(entries[next]);
+        } while (deadline.timeRemaining() > 0);
+        later(idle, {timeout: 100});
       } catch (error) {
         fail('drawing the charts failed: ' + error);
       }
     };
-    later(idle, {timeout: 200});
+    later(idle, {timeout: 100});
   } catch (error) {
     fail('drawing the charts failed: ' + error);
   }

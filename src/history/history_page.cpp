@@ -199,15 +199,23 @@ PageAssets find_page_assets() {
 }
 
 std::vector<PageFile> history_page_files(const HistoryDocument& doc, const PageAssets& assets) {
-  const std::string data = nlohmann::json(doc).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto text = [](const HistoryDocument& d) {
+    return nlohmann::json(d).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  // The page's copy leaves out what it never reads: the verdicts (each point carries its own) and the latest
+  // verdicts (index.html's table), a fifth of a year's document.
+  HistoryDocument drawn = doc;
+  drawn.verdicts.clear();
+  drawn.latest.clear();
   return {
       {"index.html", index_html(doc), ""},
-      {"history.json", data + "\n", ""},
-      // The document as a string that JSON.parse reads: V8 parses JSON text faster than the same object
-      // literal.
+      {"history.json", text(doc) + "\n", ""},
+      // As a string that JSON.parse reads: V8 parses JSON text faster than the same object literal.
       {"history-data.js",
-       "// The history page's data: history.json's document (k25comm history page).\nwindow.K25_HISTORY = JSON.parse(" +
-           nlohmann::json(data).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ");\n",
+       "// The history page's data: history.json's document without its verdicts and latest lists (k25comm "
+       "history page).\nwindow.K25_HISTORY = JSON.parse(" +
+           nlohmann::json(text(drawn)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+           ");\n",
        ""},
       {"chart.min.js", "", assets.chart_js},
       {"history-page.js", "", assets.page_js},

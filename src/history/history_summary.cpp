@@ -20,7 +20,9 @@ std::string changes_text(const std::vector<FieldChange>& changed) {
 std::string history_summary(const HistoryDocument& doc,
                             const std::vector<std::pair<std::string, std::string>>& nights) {
   std::string text;
-  for (const auto& [node, night] : nights) {
+  for (const auto& asked : nights) {
+    const std::string& node = asked.first;  // named, not bound: clang 14's lambdas cannot capture a binding
+    const std::string& night = asked.second;
     std::map<std::string, int> counts;
     std::vector<std::string> lines;
     std::string unit_of;

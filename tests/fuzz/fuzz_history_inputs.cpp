@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -20,6 +21,12 @@
 #include "history/history_verdicts.hpp"
 
 namespace {
+
+// The scratch file the store's bytes are written to, removed when the fuzzer ends.
+struct ScratchFile {
+  std::string path = "/tmp/k25-fuzz-history-" + std::to_string(::getpid()) + ".sqlite";
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
 
 void render(const k25::HistoryDocument& doc) {
   (void)k25::history_page_files(doc, k25::PageAssets{"chart.min.js", "history-page.js", "history-page.css"});
@@ -36,9 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (data[0] % 2 == 0) {
       // The store: the bytes as a database file, read as the page and the metrics read it.
-      static const std::string path = "/tmp/k25-fuzz-history-" + std::to_string(::getpid()) + ".sqlite";
-      std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-      const k25::HistoryStore store(path, k25::HistoryStore::Access::read_only);
+      static const ScratchFile scratch;
+      std::ofstream(scratch.path, std::ios::binary | std::ios::trunc) << bytes;
+      const k25::HistoryStore store(scratch.path, k25::HistoryStore::Access::read_only);
       const std::vector<k25::HistoryNight> nights = store.nights();
       (void)k25::openmetrics_text(nights);
       render(k25::judge_history(nights, k25::HistoryOptions{},
