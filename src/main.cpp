@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
     if (cli.command == k25::Command::report) return k25::run_report_command(cli.report, std::cout);
     if (cli.command == k25::Command::capture) return k25::run_capture_command(cli.capture, std::cout);
     if (cli.command == k25::Command::predict) return k25::run_predict_command(cli.predict, std::cout);
+    if (cli.command == k25::Command::history) return k25::run_history_command(cli.history, std::cout);
     if (cli.command == k25::Command::doctor)
       return k25::run_doctor_command(cli.doctor, linked_nccl_backend(), std::cout);
 

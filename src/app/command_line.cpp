@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/gaps_from_option.hpp"
+#include "app/history_command_line.hpp"
 #include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "capture/readers/input_formats.hpp"
@@ -219,6 +220,7 @@ struct Subcommands {
   CLI::App* capture = nullptr;
   CLI::App* predict = nullptr;
   CLI::App* doctor = nullptr;
+  CLI::App* history = nullptr;
 };
 
 // The measuring command's own flags (the config keys' among them, returned: CLI11 fills them in).
@@ -430,6 +432,9 @@ std::string choose_command(const Subcommands& commands, const ParsedSwitches& sw
     cli.doctor.measure = !switches.doctor_no_measure;
     cli.doctor.plots = !switches.doctor_no_plots;
     cli.doctor.command_line = cli.text;
+  } else if (commands.history->parsed()) {
+    cli.command = Command::history;
+    finish_history_command(*commands.history, cli.history);
   } else if (commands.capture->parsed()) {
     cli.command = Command::capture;
     cli.capture.plots = !switches.capture_no_plots;
@@ -468,6 +473,7 @@ CommandLine parse_command_line(int argc, char** argv, bool print) {
   commands.capture = add_capture_command(app, cli.capture, switches);
   commands.predict = add_predict_command(app, cli.predict, switches);
   commands.doctor = add_doctor_command(app, cli.doctor, switches);
+  commands.history = add_history_command(app, cli.history);
 
   // After the subcommands: they copy the footer when made, and it is about the measuring command alone.
   app.footer(default_config_footer());

@@ -9,6 +9,7 @@
 #include "analysis/compare.hpp"
 #include "app/capture_command.hpp"
 #include "app/doctor_command.hpp"
+#include "app/history_command.hpp"
 #include "app/predict_command.hpp"
 #include "config/config_keys.hpp"
 #include "config/run_config.hpp"
@@ -16,7 +17,7 @@
 
 namespace k25 {
 
-enum class Command { measure, dry_run, compare, report, capture, predict, doctor, exit_now };
+enum class Command { measure, dry_run, compare, report, capture, predict, doctor, history, exit_now };
 
 // A config key's flag as given: "--tokens" "1,4,16" (a list flag given twice has its items joined); a switch
 // (--no-check) has no text.
@@ -37,6 +38,7 @@ struct CommandLine {
   CaptureOptions capture;                // `k25comm capture`
   PredictCommandOptions predict;         // `k25comm predict`
   DoctorCommandOptions doctor;           // `k25comm doctor`
+  HistoryCommandOptions history;         // `k25comm history`
   bool verbose = false;                  // --verbose: errors also name the source location
   double progress_interval_s = 5.0;      // a serve level's progress line at most this often (hidden flag)
   std::string text;                      // the command line as given, secrets redacted, for the report
