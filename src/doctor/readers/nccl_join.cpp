@@ -128,14 +128,14 @@ void join_nccl_logs(const std::vector<NcclLog>& logs, const std::string& host, c
     facts.nccl.version = model.nccl.versions.front().version;
     if (facts.nccl_version.empty()) facts.nccl_version = facts.nccl.version;
   }
-  for (const std::string& communicator : assumed)
+  if (!assumed.empty())
     facts.nccl.notes.push_back(fmt::format(
         "{}: no line names the ranks' bus ids, so their cudaDev is taken as nvidia-smi's GPU index (true where CUDA_VISIBLE_DEVICES is unset and CUDA's order is the bus order)",
-        communicator));
-  for (const std::string& communicator : incomplete)
+        fmt::join(assumed, ", ")));
+  if (!incomplete.empty())
     facts.nccl.notes.push_back(fmt::format(
         "{}: channel lines without an Init line from their thread (a job that hung in init, or a paste without it): each pair's transport comes by rank",
-        communicator));
+        fmt::join(incomplete, ", ")));
   for (const NcclCommunicator& communicator : model.nccl.communicators)
     if (!communicator.complete)
       facts.nccl.notes.push_back(

@@ -88,6 +88,15 @@ int number(const std::ssub_match& digits) {
              : -1;
 }
 
+// "host:pid" of a thread's "host:pid:tid" (a process's threads initialize one communicator together where
+// NCCL printed no Init line to tell them apart); other tags as they are.
+std::string process_of(const std::string& thread) {
+  const std::size_t last = thread.rfind(':');
+  return last == std::string::npos || std::count(thread.begin(), thread.end(), ':') != 2
+             ? thread
+             : thread.substr(0, last);
+}
+
 // One Init or announce line of one process: an instance of a communicator.
 struct CommInstance {
   std::string pointer;  // "host:pid:0x..."
@@ -166,8 +175,9 @@ class LogReader {
       if (raw.instance >= 0) {
         connection.communicator = group_of_[static_cast<std::size_t>(raw.instance)];
       } else {
-        connection.communicator =
-            raw.thread.empty() ? "(unprefixed lines)" : fmt::format("no Init line ({})", raw.thread);
+        connection.communicator = raw.thread.empty()
+                                      ? "(unprefixed lines)"
+                                      : fmt::format("no Init line ({})", process_of(raw.thread));
       }
       const auto key = std::make_tuple(connection.communicator, connection.from_rank, connection.to_rank,
                                        connection.transport.name);

@@ -243,7 +243,8 @@ void socket_verdicts(const NodeModel& model, std::vector<NodeVerdict>& out) {
   for (const NodeGpu& gpu : facts.gpus) by_node[gpu.numa_node].push_back(gpu.index);
   std::vector<std::string> nodes;
   for (const auto& [node, gpus] : by_node)
-    nodes.push_back(fmt::format("GPUs {} on NUMA node {}", fmt::join(gpus, ","), node));
+    nodes.push_back(node < 0 ? fmt::format("GPUs {} on an unknown NUMA node", fmt::join(gpus, ","))
+                             : fmt::format("GPUs {} on NUMA node {}", fmt::join(gpus, ","), node));
   NodeVerdict verdict = verdict_of(VerdictId::cross_socket,
                                    fmt::format("{} of {} cross CPU sockets ({})", pairs.size(),
                                                count_pairs(facts.pairs.size()), fmt::join(nodes, "; ")));
