@@ -19,6 +19,7 @@
 #include "common/error.hpp"
 #include "common/redaction.hpp"
 #include "common/shared_files.hpp"
+#include "doctor/readers/input_formats.hpp"
 #include "predict/input_formats.hpp"
 
 namespace k25 {
@@ -371,8 +372,15 @@ CLI::App* add_doctor_command(CLI::App& app, DoctorCommandOptions& doc, ParsedSwi
   doctor->add_option("--out", doc.out_dir, "output directory (default k25comm-doctor)");
   doctor->add_option(
       "--root", doc.root,
-      "read sys/ and proc/ under this folder instead of / (a copy of another host's, a test fixture)");
-  doctor->add_option("--host", doc.host, "the host name to record (default: this host's)");
+      "read sys/ and proc/ under this folder (a copy of another host's, a test fixture; / for this host's where the inputs are another node's)");
+  doctor->add_option("--host", doc.host,
+                     "the node's name to record (default: the inputs', else this host's)");
+  doctor
+      ->add_option(
+          "--from", doc.from,
+          "what was pasted from the node: files or folders, each file's formats told by its content (" +
+              doctor_formats_list() + "); repeatable")
+      ->type_name("FILE|DIR");
   doctor->add_option("--nccl-topo", doc.nccl_topo,
                      "NCCL's topology dump (the XML NCCL_TOPO_DUMP_FILE wrote)");
   doctor->add_option("--nccl-log", doc.nccl_logs,

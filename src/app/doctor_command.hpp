@@ -1,8 +1,8 @@
-// `k25comm doctor`: why this node's collectives cost what they cost. Reads the host's PCI tree, ACS bits,
-// IOMMU, NUMA and links (sysfs under --root), NVML's P2P status, NCCL's own view (--nccl-topo, --nccl-log),
-// the all-reduce backends a capture saw (--capture), measures the GPUs' P2P copies where they are visible,
-// and writes doctor.json, doctor.md (and p2p.png) with one verdict line per finding. `doctor --compare A B`
-// lists what differs between two doctor outputs or reports. Needs no MPI.
+// `k25comm doctor`: why a node's collectives cost what they cost. The command's options and its run: doctor/
+// reads the inputs (this host's sysfs under --root, what was pasted: --from, --nccl-log, --nccl-topo; a
+// capture's backends), builds the node model and judges it; this writes doctor.json, doctor.md (and p2p.png)
+// and prints the summary. `doctor --compare A B` lists what differs between two doctor outputs or reports.
+// Needs no MPI.
 #pragma once
 
 #include <iosfwd>
@@ -15,8 +15,9 @@ namespace k25 {
 
 struct DoctorCommandOptions {
   std::string out_dir = "k25comm-doctor";
-  std::string root = "/";              // --root: where sys/ and proc/ are read
-  std::string host;                    // --host: the name recorded (default: this host's)
+  std::string root;  // --root: where sys/ and proc/ are read (empty: / where the node is this host)
+  std::string host;  // --host: the name recorded (default: the inputs', else this host's)
+  std::vector<std::string> from;       // --from: pasted files or folders, each file's formats told by content
   std::string nccl_topo;               // --nccl-topo: NCCL_TOPO_DUMP_FILE's XML
   std::vector<std::string> nccl_logs;  // --nccl-log: NCCL_DEBUG=INFO logs (files or folders)
   std::string capture;                 // --capture: capture.json whose trace.backends say what ran

@@ -13,11 +13,11 @@
 #include "analysis/attribution.hpp"
 #include "analysis/headline.hpp"
 #include "analysis/latency_fit.hpp"
-#include "analysis/node_verdicts.hpp"
 #include "analysis/report_identity.hpp"
 #include "common/column_table.hpp"
+#include "doctor/render/node_markdown.hpp"
+#include "doctor/verdicts/node_verdicts.hpp"
 #include "report/live_step_markdown.hpp"
-#include "report/node_markdown.hpp"
 #include "report/serve_columns.hpp"
 
 namespace k25 {

@@ -1,6 +1,7 @@
 // Classifies the PCIe path between two GPUs by where their chains of bridges meet.
 #include "topology/gpu_paths.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -45,6 +46,27 @@ std::string path_class_abbreviation(PathClass path) {
 PathClass path_class_from_id(const std::string& id) {
   for (const PathName& name : kPathNames)
     if (id == name.id) return name.path;
+  return PathClass::unknown;
+}
+
+PathClass path_class_from_word(const std::string& word, int* nvlinks) {
+  if (word.size() > 2 && word.rfind("NV", 0) == 0 &&
+      std::all_of(word.begin() + 2, word.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (nvlinks != nullptr && word.size() < 6) *nvlinks = std::stoi(word.substr(2));
+    return PathClass::nvlink;
+  }
+  static const std::array<std::pair<const char*, PathClass>, 8> kWords = {{
+      {"NVL", PathClass::nvlink},
+      {"NVB", PathClass::nvlink},
+      {"PIX", PathClass::same_switch},
+      {"PXB", PathClass::several_switches},
+      {"PHB", PathClass::host_bridge},
+      {"NODE", PathClass::across_host_bridges},
+      {"SYS", PathClass::across_sockets},
+      {"SOC", PathClass::across_sockets},
+  }};
+  for (const auto& [name, path] : kWords)
+    if (word == name) return path;
   return PathClass::unknown;
 }
 

@@ -27,6 +27,10 @@ PathClass path_class_from_id(const std::string& id);
 // "same PCIe switch", "several PCIe switches", ... (a report's words) and nvidia-smi's abbreviation ("PIX").
 std::string path_class_words(PathClass path);
 std::string path_class_abbreviation(PathClass path);
+// The class a word of `nvidia-smi topo -m` (PIX, PXB, PHB, NODE, SYS, the older SOC, NV12) or of NCCL's path
+// table (NVL, NVB, PIX, PXB, PHB, SYS) names; unknown for anything else (X, LOC, NET, C2C, P2C, PXN). For NV#
+// `nvlinks` gets the number of links (else it is left alone).
+PathClass path_class_from_word(const std::string& word, int* nvlinks = nullptr);
 
 struct PciePath {
   PathClass path = PathClass::unknown;  // over PCIe (NVLink is not in sysfs: the caller adds it)

@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_iommu_word(const std::string& word) {
-  return word.find("iommu") != std::string::npos || word.rfind("pcie_acs_override", 0) == 0;
+  return word.find("iommu") != std::string::npos || word.rfind("pcie_acs_override", 0) == 0 ||
+         (word.rfind("pci=", 0) == 0 && word.find("acs") != std::string::npos);
 }
 
 // The mode one group type means; empty where the type says nothing about translation.
@@ -27,27 +28,31 @@ std::string mode_of_type(const std::string& type) {
   return {};
 }
 
-// The mode the command line asks for; empty where it does not say.
-std::string mode_of_cmdline(const std::vector<std::string>& words) {
+}  // namespace
+
+std::vector<std::string> iommu_words_of_cmdline(const std::string& cmdline) {
+  std::vector<std::string> words;
+  std::istringstream text(cmdline);
+  for (std::string word; text >> word;)
+    if (is_iommu_word(word)) words.push_back(word);
+  return words;
+}
+
+std::string iommu_mode_of_cmdline(const std::vector<std::string>& words, bool on_means_translated) {
   std::string mode;
   for (const std::string& word : words) {  // later words override earlier ones, as the kernel reads them
     if (word == "iommu=pt" || word == "iommu.passthrough=1") mode = "passthrough";
     if (word == "iommu=off" || word == "intel_iommu=off" || word == "amd_iommu=off") mode = "off";
     if (word == "iommu.passthrough=0" || word == "iommu=nopt") mode = "translated";
+    if (on_means_translated && (word == "intel_iommu=on" || word == "amd_iommu=on") && mode.empty())
+      mode = "translated";
   }
   return mode;
 }
 
-}  // namespace
-
 IommuState read_iommu_state(const fs::path& root, const std::vector<std::string>& gpu_types) {
   IommuState state;
-  std::vector<std::string> words;
-  {
-    std::istringstream cmdline(read_first_line(root / "proc/cmdline"));
-    for (std::string word; cmdline >> word;)
-      if (is_iommu_word(word)) words.push_back(word);
-  }
+  const std::vector<std::string> words = iommu_words_of_cmdline(read_first_line(root / "proc/cmdline"));
   for (const std::string& word : words)
     state.cmdline_words += (state.cmdline_words.empty() ? "" : " ") + word;
 
@@ -71,7 +76,7 @@ IommuState read_iommu_state(const fs::path& root, const std::vector<std::string>
   std::set<std::string> any_modes;
   for (const std::string& type : types)
     if (!mode_of_type(type).empty()) any_modes.insert(mode_of_type(type));
-  const std::string from_cmdline = mode_of_cmdline(words);
+  const std::string from_cmdline = iommu_mode_of_cmdline(words);
   const fs::path cmdline_file = root / "proc/cmdline";
   const std::string cmdline_said =
       !state.cmdline_words.empty()   ? fmt::format("kernel command line: {}", state.cmdline_words)

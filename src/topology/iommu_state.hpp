@@ -18,7 +18,17 @@ struct IommuState {
   std::vector<std::string> types;  // the distinct group types seen, sorted
   std::string cmdline_words;  // the IOMMU words of /proc/cmdline ("intel_iommu=on iommu=pt"), space-joined
   std::string evidence;       // one sentence: what the mode was read from
+
+  bool operator==(const IommuState&) const = default;
 };
+
+// The words of a kernel command line that bear on the IOMMU and ACS (iommu=, intel_iommu=, amd_iommu=,
+// iommu.passthrough=, pcie_acs_override=, pci=...acs...), in their order.
+std::vector<std::string> iommu_words_of_cmdline(const std::string& cmdline);
+// The mode those words ask for ("passthrough", "off", "translated"), the later word deciding as the kernel
+// reads them; empty where they do not say. intel_iommu=on or amd_iommu=on without iommu=pt asks for
+// "translated" only where `on_means_translated` (a pasted command line, where no group type can tell).
+std::string iommu_mode_of_cmdline(const std::vector<std::string>& words, bool on_means_translated = false);
 
 // `gpu_types`: the `type` of the GPUs' own groups (empty strings where unknown): where the GPUs' groups are
 // known, they decide the mode, since a host can give other devices other types.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "common/json_integer.hpp"
 #include "topology/sysfs_text.hpp"
 
@@ -84,6 +86,7 @@ void to_json(nlohmann::json& j, const NodeGpu& g) {
   j = nlohmann::json{{"index", g.index},
                      {"bus_id", g.bus_id},
                      {"name", g.name},
+                     {"sm", g.sm},
                      {"numa_node", g.numa_node},
                      {"local_cpus", g.local_cpus},
                      {"link_gen", g.link_gen},
@@ -102,6 +105,7 @@ void from_json(const nlohmann::json& j, NodeGpu& g) {
   g.index = integer_or(j, "index", 0);
   g.bus_id = to_lower(j.value("bus_id", ""));
   g.name = j.value("name", "");
+  g.sm = integer_or(j, "sm", 0);
   g.numa_node = integer_or(j, "numa_node", -1);
   g.local_cpus = j.value("local_cpus", "");
   g.link_gen = integer_or(j, "link_gen", 0);
@@ -117,12 +121,19 @@ void from_json(const nlohmann::json& j, NodeGpu& g) {
 }
 
 void to_json(nlohmann::json& j, const NodeBridge& b) {
-  j = nlohmann::json{{"bus_id", b.bus_id},         {"vendor", b.vendor},
-                     {"device", b.device},         {"port_type", b.port_type},
-                     {"parent", b.parent},         {"link_gen", b.link_gen},
-                     {"link_width", b.link_width}, {"gen_max", b.gen_max},
-                     {"width_max", b.width_max},   {"acs", b.acs},
-                     {"acs_bits", b.acs_bits},     {"acs_redirects", b.acs_redirects}};
+  j = nlohmann::json{{"bus_id", b.bus_id},
+                     {"vendor", b.vendor},
+                     {"device", b.device},
+                     {"port_type", b.port_type},
+                     {"port_type_from", b.port_type_from},
+                     {"parent", b.parent},
+                     {"link_gen", b.link_gen},
+                     {"link_width", b.link_width},
+                     {"gen_max", b.gen_max},
+                     {"width_max", b.width_max},
+                     {"acs", b.acs},
+                     {"acs_bits", b.acs_bits},
+                     {"acs_redirects", b.acs_redirects}};
   j["acs_control"] = b.acs_control >= 0 ? nlohmann::json(b.acs_control) : nlohmann::json(nullptr);
 }
 
@@ -145,31 +156,57 @@ void from_json(const nlohmann::json& j, NodeBridge& b) {
   b.acs_redirects = j.value("acs_redirects", false);
 }
 
+NcclTransportKind nccl_transport_kind(const std::string& name) {
+  std::string first = name.substr(0, name.find_first_of("/ "));
+  std::transform(first.begin(), first.end(), first.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (first == "P2P") return NcclTransportKind::p2p;
+  if (first == "SHM") return NcclTransportKind::shm;
+  if (first == "NET") return NcclTransportKind::net;
+  if (first == "COLLNET") return NcclTransportKind::collnet;
+  if (first == "NVLS") return NcclTransportKind::nvls;
+  return NcclTransportKind::other;
+}
+
 void to_json(nlohmann::json& j, const NodePair& p) {
+  std::vector<std::string> transports;
+  for (const NcclPairTransport& transport : p.nccl_transports) transports.push_back(transport.name);
   j = nlohmann::json{{"a", p.a},
                      {"b", p.b},
-                     {"path", p.path},
+                     {"path", path_class_id(p.path)},
                      {"bridges", p.bridges},
+                     {"nvlinks", p.nvlinks},
                      {"p2p_read", p.p2p_read},
                      {"p2p_write", p.p2p_write},
                      {"p2p_atomics", p.p2p_atomics},
                      {"p2p_nvlink", p.p2p_nvlink},
-                     {"nccl_path", p.nccl_path},
-                     {"nccl_transport", p.nccl_transport},
+                     {"nccl_path", p.nccl_path == PathClass::unknown ? "" : path_class_id(p.nccl_path)},
+                     {"nccl_route", p.nccl_route == PathClass::unknown ? "" : path_class_id(p.nccl_route)},
+                     {"nccl_transport", fmt::format("{}", fmt::join(transports, ", "))},
                      {"nccl_p2p_disabled", p.nccl_p2p_disabled}};
 }
 
 void from_json(const nlohmann::json& j, NodePair& p) {
   p.a = integer_or(j, "a", 0);
   p.b = integer_or(j, "b", 0);
-  p.path = j.value("path", "unknown");
+  p.path = path_class_from_id(j.value("path", "unknown"));
   p.bridges = strings_or_empty(j, "bridges");
+  p.nvlinks = integer_or(j, "nvlinks", -1);
   p.p2p_read = j.value("p2p_read", "");
   p.p2p_write = j.value("p2p_write", "");
   p.p2p_atomics = j.value("p2p_atomics", "");
   p.p2p_nvlink = j.value("p2p_nvlink", "");
-  p.nccl_path = j.value("nccl_path", "");
-  p.nccl_transport = j.value("nccl_transport", "");
+  p.nccl_path = path_class_from_id(j.value("nccl_path", ""));
+  p.nccl_route = path_class_from_id(j.value("nccl_route", ""));
+  p.nccl_transports.clear();
+  const std::string joined = j.value("nccl_transport", "");
+  for (std::size_t start = 0; start < joined.size();) {
+    std::size_t end = joined.find(", ", start);
+    if (end == std::string::npos) end = joined.size();
+    const std::string name = joined.substr(start, end - start);
+    if (!name.empty()) p.nccl_transports.push_back({nccl_transport_kind(name), name});
+    start = end + 2;
+  }
   p.nccl_p2p_disabled = j.value("nccl_p2p_disabled", false);
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topology/gpu_paths.hpp"
 #include "topology/iommu_state.hpp"
 #include "transport/p2p_measurement.hpp"
 
@@ -17,8 +18,9 @@ namespace k25 {
 
 struct NodeGpu {
   int index = 0;                             // position in bus id order on the host (nvidia-smi's order)
-  std::string bus_id;                        // "0000:4f:00.0"
+  std::string bus_id;                        // "0000:4f:00.0"; empty where only an index was seen
   std::string name;                          // NVML's name, else "NVIDIA device 0x2684"
+  int sm = 0;                                // compute capability x 10 (120: sm_120); 0 unknown
   int numa_node = -1;                        // -1: none or unknown
   std::string local_cpus;                    // the CPUs nearest it ("0-35,72-107"), empty where unknown
   int link_gen = 0, link_width = 0;          // current
@@ -27,6 +29,8 @@ struct NodeGpu {
   std::string port;                          // that port's bus id, empty where the GPU is not below a bridge
   std::string iommu_group, iommu_type;
   int nvlinks = -1;  // active NVLinks (NVML); -1 unknown
+
+  bool operator==(const NodeGpu&) const = default;
 };
 
 // A bridge on some GPU's path.
@@ -44,19 +48,39 @@ struct NodeBridge {
   int acs_control = -1;        // the ACS control register where read
   std::string acs_bits;        // lspci's words ("SrcValid+ TransBlk- ReqRedir+ ...") where read
   bool acs_redirects = false;  // ReqRedir, CmpltRedir or EgressCtrl set
+
+  bool operator==(const NodeBridge&) const = default;
 };
 
+// How NCCL connected two ranks, by the first word of what its log names after "via ".
+enum class NcclTransportKind { p2p, shm, net, collnet, nvls, other };
+
+// One transport NCCL's log names between a pair's GPUs: "P2P/CUMEM/read", "SHM/direct/direct".
+struct NcclPairTransport {
+  NcclTransportKind kind = NcclTransportKind::other;
+  std::string name;
+
+  bool operator==(const NcclPairTransport&) const = default;
+};
+
+// The kind of the transport NCCL's log calls `name` ("P2P/IPC/read": p2p; "NET/IB/0/GDRDMA": net).
+NcclTransportKind nccl_transport_kind(const std::string& name);
+
 struct NodePair {
-  int a = 0, b = 0;                  // GPU indices, a < b
-  std::string path = "unknown";      // path_class_id(): nvlink, same_switch, ...
-  std::vector<std::string> bridges;  // bus ids crossed, from a's side to b's
+  int a = 0, b = 0;                     // GPU indices, a < b
+  PathClass path = PathClass::unknown;  // the hardware path: sysfs, lspci, nvidia-smi topo -m, NCCL's dump
+  std::vector<std::string> bridges;     // bus ids crossed, from a's side to b's
+  int nvlinks = -1;                     // NVLinks between the two (nvidia-smi's NV#); -1 unknown
   // NVML's nvmlDeviceGetP2PStatus in nvidia-smi topo -p2p's words ("OK", "chipset not supported", ...); empty
   // where NVML was not asked.
   std::string p2p_read, p2p_write, p2p_atomics, p2p_nvlink;
-  std::string nccl_path;           // path_class_id() from NCCL's topology dump; empty without one
-  std::string nccl_transport;      // what NCCL's log says it used between the two ("P2P/CUMEM/read", several
-                                   // joined by ", "); empty without a log naming the pair
+  PathClass nccl_path = PathClass::unknown;   // the path NCCL's topology dump gives; unknown without one
+  PathClass nccl_route = PathClass::unknown;  // the path NCCL computed (its GRAPH path table: PHB where it
+                                              // routes the pair through the CPU); unknown without one
+  std::vector<NcclPairTransport> nccl_transports;  // what NCCL's log says it used between the two
   bool nccl_p2p_disabled = false;  // the log said "P2P is disabled between connected GPUs" for the pair
+
+  bool operator==(const NodePair&) const = default;
 };
 
 // A measure run's rank on this host: its GPU and the CPUs it may run on.
@@ -64,6 +88,8 @@ struct RankOnNode {
   int rank = 0;
   std::string bus_id;
   std::string cpus;  // sched_getaffinity as a list ("0-13,28-41")
+
+  bool operator==(const RankOnNode&) const = default;
 };
 
 // NCCL's own view, where doctor was given its topology dump or INFO log.
@@ -73,6 +99,8 @@ struct NcclView {
   std::string version;                   // from the log
   std::vector<std::string> environment;  // "NCCL_P2P_DISABLE set by environment to 1", from the log
   std::vector<std::string> notes;        // what of the inputs could not be joined to this host's GPUs
+
+  bool operator==(const NcclView&) const = default;
 };
 
 struct NodeFacts {
@@ -91,6 +119,8 @@ struct NodeFacts {
   NcclView nccl;
   P2pMeasurement p2p;               // measured copies between the GPUs (doctor, where GPUs are visible)
   std::vector<std::string> unseen;  // what could not be seen, one sentence each
+
+  bool operator==(const NodeFacts&) const = default;
 };
 
 // The pair (a, b) of `facts`, a and b in either order; nullptr where there is none.

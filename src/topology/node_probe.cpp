@@ -179,6 +179,7 @@ NodeFacts read_node_facts(const NodeProbeOptions& options) {
       if (const auto from_nvml = nvml->gpu(gpu.bus_id)) {
         if (!from_nvml->name.empty()) gpu.name = from_nvml->name;
         gpu.nvlinks = from_nvml->nvlinks;
+        gpu.sm = from_nvml->compute_major * 10 + from_nvml->compute_minor;
       }
     }
     facts.gpus.push_back(std::move(gpu));
@@ -190,7 +191,7 @@ NodeFacts read_node_facts(const NodeProbeOptions& options) {
       pair.a = static_cast<int>(a);
       pair.b = static_cast<int>(b);
       const PciePath path = pcie_path(tree.gpus[a], tree.gpus[b]);
-      pair.path = path_class_id(path.path);
+      pair.path = path.path;
       pair.bridges = path.bridges;
       if (nvml) {
         if (const auto status = nvml->p2p(facts.gpus[a].bus_id, facts.gpus[b].bus_id)) {
@@ -198,7 +199,7 @@ NodeFacts read_node_facts(const NodeProbeOptions& options) {
           pair.p2p_write = nvml_p2p_words(status->write);
           pair.p2p_atomics = nvml_p2p_words(status->atomics);
           pair.p2p_nvlink = nvml_p2p_words(status->nvlink);
-          if (status->nvlink == 0) pair.path = path_class_id(PathClass::nvlink);
+          if (status->nvlink == 0) pair.path = PathClass::nvlink;
         }
       }
       facts.pairs.push_back(std::move(pair));

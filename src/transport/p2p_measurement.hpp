@@ -19,6 +19,8 @@ struct P2pDirection {
   double pull_gbps = -1;    // a kernel on dst loads from src's memory into its own
   double memcpy_gbps = -1;  // cudaMemcpyPeerAsync(dst, src) on src's stream
   double latency_us = -1;   // one cudaMemcpyPeerAsync of `small_bytes`, median, from event to event
+
+  bool operator==(const P2pDirection&) const = default;
 };
 
 struct P2pMeasurement {
@@ -32,6 +34,8 @@ struct P2pMeasurement {
   // bound (said in `note`).
   std::vector<P2pDirection> directions;
   std::string note;
+
+  bool operator==(const P2pMeasurement&) const = default;
 };
 
 }  // namespace k25

@@ -1,6 +1,6 @@
 // k25comm doctor without the hardware: config space parsing, the sysfs readers on fixture trees written from
-// published dumps (make_sysfs.py), NCCL's dump and log, every verdict from its fixture, compare, the
-// capture's backends, and docs/doctor.md's verdict table.
+// published dumps (make_sysfs.py), NCCL's dump and log joined to them, every verdict from its fixture,
+// compare, the capture's backends, and docs/doctor.md's verdict table.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,15 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/doctor_document.hpp"
-#include "analysis/node_compare.hpp"
-#include "analysis/node_verdicts.hpp"
 #include "analysis/run_report.hpp"
 #include "common/error.hpp"
+#include "doctor/doctor_run.hpp"
+#include "doctor/model/doctor_document.hpp"
+#include "doctor/readers/capture_backends.hpp"
+#include "doctor/readers/node_builder.hpp"
+#include "doctor/verdicts/node_compare.hpp"
+#include "doctor/verdicts/node_verdicts.hpp"
+#include "doctor/verdicts/verdict_kinds.hpp"
 #include "report/markdown_report.hpp"
-#include "topology/nccl_info_log.hpp"
-#include "topology/nccl_topology_xml.hpp"
-#include "topology/node_nccl.hpp"
 #include "topology/node_probe.hpp"
 #include "topology/pci_config.hpp"
 
@@ -47,27 +48,39 @@ k25::NodeFacts fixture(const std::string& node) {
   return k25::read_node_facts(options);
 }
 
-void add_log(k25::NodeFacts& facts, const std::string& file) {
-  k25::NcclInfoLog log;
-  k25::read_nccl_info_log(text_of(file), file, log);
-  k25::add_nccl_log(facts, log);
-}
-
-void add_dump(k25::NodeFacts& facts, const std::string& file) {
-  k25::add_nccl_topology(facts, k25::parse_nccl_topology_xml(text_of(file), file));
+// `facts` (this host's, from a fixture) with NCCL's files read through the families' table; the node is
+// `host`, the one the files name (as doctor --root takes it).
+k25::NodeModel with_files(k25::NodeFacts facts, const std::vector<std::string>& files,
+                          const std::string& host = "") {
+  k25::NodeBuildInputs inputs;
+  inputs.host = host.empty() ? facts.host : host;
+  inputs.host_from = "the test";
+  inputs.this_host = std::move(facts);
+  for (const std::string& file : files)
+    k25::read_pasted(k25::pasted_text(file, text_of(file)), inputs.pasted);
+  return k25::build_node_model(std::move(inputs));
 }
 
 std::vector<std::string> ids(const std::vector<k25::NodeVerdict>& verdicts) {
   std::vector<std::string> list;
-  for (const k25::NodeVerdict& verdict : verdicts) list.push_back(verdict.id + ":" + verdict.severity);
+  for (const k25::NodeVerdict& verdict : verdicts)
+    list.push_back(std::string(to_string(verdict.id)) + ":" + to_string(verdict.severity));
   return list;
 }
 
-const k25::NodeVerdict& only(const std::vector<k25::NodeVerdict>& verdicts, const std::string& id) {
+const k25::NodeVerdict& only(const std::vector<k25::NodeVerdict>& verdicts, k25::VerdictId id) {
   const auto found =
       std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& v) { return v.id == id; });
   REQUIRE(found != verdicts.end());
   return *found;
+}
+
+std::string transports(const k25::NodePair& pair) {
+  std::vector<std::string> names;
+  for (const k25::NcclPairTransport& transport : pair.nccl_transports) names.push_back(transport.name);
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
 }
 
 // A GPU with its link: current, the GPU's maximum and its port's, each {generation, width}.
@@ -84,7 +97,7 @@ k25::NodeGpu gpu_link(const std::string& bus_id, const std::string& port, std::p
 
 std::map<std::string, int> path_counts(const k25::NodeFacts& facts) {
   std::map<std::string, int> counts;
-  for (const k25::NodePair& pair : facts.pairs) ++counts[pair.path];
+  for (const k25::NodePair& pair : facts.pairs) ++counts[k25::path_class_id(pair.path)];
   return counts;
 }
 
@@ -172,46 +185,47 @@ TEST_CASE("ACS redirect on a bridge of the path: the PLX node", "[doctor][fixtur
   const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
   CHECK(ids(verdicts) == std::vector<std::string>{"acs_redirect:cost", "cross_socket:cost",
                                                   "engine_custom_allreduce_off:check"});
-  const k25::NodeVerdict& acs = only(verdicts, "acs_redirect");
+  const k25::NodeVerdict& acs = only(verdicts, k25::VerdictId::acs_redirect);
   CHECK(acs.finding.find(
             "ACS redirect bits on 6 bridges (0000:03:08.0 (SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ "
             "UpstreamFwd+ EgressCtrl- DirectTrans-, switch downstream port);") == 0);
   CHECK(acs.finding.find("on the path of 6 GPU pairs (0-1, 0-2, 0-3, 1-2, 1-3, 2-3)") != std::string::npos);
   CHECK(acs.fix.find("setpci -s 0000:03:08.0 ECAP_ACS+0x6.w=0000") != std::string::npos);
   CHECK(acs.source == "NCCL troubleshooting guide, PCI Access Control Services (ACS)");
-  CHECK(only(verdicts, "cross_socket").finding ==
+  CHECK(only(verdicts, k25::VerdictId::cross_socket).finding ==
         "16 of 28 GPU pairs cross CPU sockets (GPUs 0,1,2,3 on NUMA node 0; GPUs 4,5,6,7 on NUMA node 1)");
 }
 
 TEST_CASE("NCCL's topology dump of the PCIe node gives sysfs's path classes", "[doctor][nccl]") {
-  k25::NodeFacts facts = fixture("plx-8gpu-acs");
-  add_dump(facts, kData + "/plx-8gpu-acs/nccl-topo.xml");
-  for (const k25::NodePair& pair : facts.pairs) {
+  const k25::NodeModel model = with_files(fixture("plx-8gpu-acs"), {kData + "/plx-8gpu-acs/nccl-topo.xml"});
+  for (const k25::NodePair& pair : model.facts.pairs) {
     INFO("pair " << pair.a << "-" << pair.b);
     CHECK(pair.nccl_path == pair.path);
   }
-  CHECK(facts.nccl.notes.empty());
+  CHECK(model.facts.nccl.notes.empty());
+  CHECK(model.disagreements.empty());  // sysfs and the dump agree on every path
 }
 
 TEST_CASE("A link trained at Gen4 x8 on a Gen5 x16 slot, the IOMMU translating", "[doctor][fixture]") {
   const k25::NodeFacts facts = fixture("workstation-2gpu-iommu");
   REQUIRE(facts.gpus.size() == 2);
-  CHECK(facts.pairs.front().path == "across_host_bridges");
+  CHECK(facts.pairs.front().path == k25::PathClass::across_host_bridges);
   CHECK(facts.iommu.mode == "translated");
   CHECK(facts.iommu.evidence ==
         "the GPUs' IOMMU groups are of type DMA-FQ; no IOMMU word on the kernel command line");
   CHECK(facts.gpus[1].iommu_type == "DMA-FQ");
   const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
-  CHECK(ids(verdicts) ==
-        std::vector<std::string>{"acs_redirect:cost", "iommu_translated:cost", "link_below_max:cost"});
-  const k25::NodeVerdict& link = only(verdicts, "link_below_max");
+  CHECK(ids(verdicts) == std::vector<std::string>{"acs_redirect:cost", "iommu_translated:cost",
+                                                  "link_below_max:cost", "across_host_bridges:check"});
+  const k25::NodeVerdict& link = only(verdicts, k25::VerdictId::link_below_max);
   CHECK(link.finding ==
         "GPU 1 (0000:41:00.0)'s link trained at Gen4 x8, below the Gen5 x16 both ends support");
   CHECK(link.cost == "15.8 GB/s per direction instead of 63.0 GB/s per direction");
   // The root ports' ACS (what Linux sets with the IOMMU on) redirects the one pair, which crosses them.
-  CHECK(only(verdicts, "acs_redirect").finding.find("on the path of 1 GPU pair (0-1)") != std::string::npos);
+  CHECK(only(verdicts, k25::VerdictId::acs_redirect).finding.find("on the path of 1 GPU pair (0-1)") !=
+        std::string::npos);
   CHECK(
-      only(verdicts, "acs_redirect").cost ==
+      only(verdicts, k25::VerdictId::acs_redirect).cost ==
       "peer requests are redirected to the root complex for validation: slower, or blocked where the root complex does not forward them");
 }
 
@@ -234,32 +248,33 @@ TEST_CASE("A GPU in a slot slower than the GPU", "[doctor][verdicts]") {
 }
 
 TEST_CASE("NCCL through SHM where P2P was possible: the RTX 4090 node", "[doctor][fixture][nccl]") {
-  k25::NodeFacts facts = fixture("rtx4090-8gpu-shm");
-  add_log(facts, kData + "/rtx4090-8gpu-shm/nccl-info.log");
+  const k25::NodeModel model =
+      with_files(fixture("rtx4090-8gpu-shm"), {kData + "/rtx4090-8gpu-shm/nccl-info.log"}, "node031");
+  const k25::NodeFacts& facts = model.facts;
   CHECK(facts.nccl_version == "2.21.5+cuda12.4");
   CHECK(facts.nccl.environment ==
         std::vector<std::string>{"NCCL_IGNORE_DISABLED_P2P set by environment to 1"});
-  CHECK(
-      facts.nccl.notes ==
-      std::vector<std::string>{
-          "the NCCL log names host node031, not rtx4090-8gpu-shm: its ranks are matched to this host's GPUs by bus id"});
-  CHECK(k25::find_pair(facts, 0, 1)->nccl_transport == "SHM/direct/direct");
-  CHECK(k25::find_pair(facts, 0, 7)->nccl_transport == "SHM/direct/direct");  // ring 7 -> 0
-  CHECK(k25::find_pair(facts, 0, 2)->nccl_transport.empty());
-  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
+  CHECK(transports(*k25::find_pair(facts, 0, 1)) == "SHM/direct/direct");
+  CHECK(transports(*k25::find_pair(facts, 0, 7)) == "SHM/direct/direct");  // ring 7 -> 0
+  CHECK(transports(*k25::find_pair(facts, 0, 2)).empty());
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(model);
   CHECK(ids(verdicts) == std::vector<std::string>{"nccl_not_p2p:cost", "cross_socket:cost",
                                                   "engine_custom_allreduce_off:check", "acs_unknown:unseen"});
-  CHECK(only(verdicts, "nccl_not_p2p").finding ==
+  const k25::NodeVerdict& not_p2p = only(verdicts, k25::VerdictId::nccl_not_p2p);
+  CHECK(not_p2p.finding ==
         "NCCL connected 6 GPU pairs through SHM where the path allows P2P (0-1, 1-2, 2-3, 4-5, 5-6, 6-7)");
+  // Its evidence: the channel lines of the log, with their file and line, and sysfs's paths.
+  REQUIRE_FALSE(not_p2p.evidence.empty());
+  CHECK(not_p2p.evidence.front().file == kData + "/rtx4090-8gpu-shm/nccl-info.log");
+  CHECK(not_p2p.evidence.front().text.find("via SHM/direct/direct") != std::string::npos);
+  CHECK(not_p2p.evidence.front().line > 0);
   // NCCL_IGNORE_DISABLED_P2P only silences a message: the fix does not tell to remove it.
-  CHECK(only(verdicts, "nccl_not_p2p").fix == k25::verdict_kind("nccl_not_p2p").fix);
+  CHECK(not_p2p.fix == k25::verdict_kind(k25::VerdictId::nccl_not_p2p).fix);
+  CHECK(only(verdicts, k25::VerdictId::acs_unknown)
+            .finding.find("ACS of 12 bridges on the GPUs' paths needs root to read") == 0);
   CHECK(
-      only(verdicts, "acs_unknown").finding.find("ACS of 12 bridges on the GPUs' paths needs root to read") ==
-      0);
-  const std::string headline = k25::node_headline(facts, verdicts);
-  CHECK(
-      headline ==
-      "rtx4090-8gpu-shm: 8 GPUs, PCIe (12 GPU pairs same PCIe switch, 16 GPU pairs across CPU sockets); 2 findings that cost: NCCL went through host memory or the network where P2P was possible, GPU pairs cross CPU sockets [NCCL through shared memory where P2P was possible]");
+      k25::node_headline(model, verdicts) ==
+      "node031: 8 GPUs, PCIe (12 GPU pairs same PCIe switch, 16 GPU pairs across CPU sockets); 2 findings that cost: NCCL went through host memory or the network where P2P was possible, GPU pairs cross CPU sockets [NCCL through shared memory where P2P was possible]");
   // Without root the bridges' types come from their place on the path.
   const auto usp = std::find_if(facts.bridges.begin(), facts.bridges.end(),
                                 [](const k25::NodeBridge& b) { return b.bus_id == "0000:4b:00.0"; });
@@ -269,100 +284,59 @@ TEST_CASE("NCCL through SHM where P2P was possible: the RTX 4090 node", "[doctor
   CHECK(usp->acs == "needs root");
 }
 
-TEST_CASE("The NVLink node: every pair NVLink from NCCL's dump, NCCL through P2P, no finding",
+TEST_CASE("The NVLink node: every pair NVLink from NCCL's dump, NCCL through P2P, no finding that costs",
           "[doctor][fixture][nccl]") {
-  k25::NodeFacts facts = fixture("h100-8gpu-nvlink");
-  add_dump(facts, kData + "/h100-8gpu-nvlink/nccl-topo.xml");
-  add_log(facts, kData + "/h100-8gpu-nvlink/nccl-info.log");
-  CHECK(path_counts(facts) == std::map<std::string, int>{{"nvlink", 28}});
-  CHECK(k25::find_pair(facts, 3, 4)->nccl_transport == "P2P/CUMEM/read");
-  CHECK(facts.iommu.mode == "off");
-  CHECK(facts.iommu.cmdline_words == "iommu=pt");
-  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
-  CHECK(verdicts.empty());
-  CHECK(k25::node_headline(facts, verdicts) ==
-        "h100-8gpu-nvlink: 8 GPUs, NVLink (28 GPU pairs NVLink); no finding that costs");
+  const k25::NodeModel model = with_files(
+      fixture("h100-8gpu-nvlink"),
+      {kData + "/h100-8gpu-nvlink/nccl-topo.xml", kData + "/h100-8gpu-nvlink/nccl-info.log"}, "hgx-h100-07");
+  CHECK(path_counts(model.facts) == std::map<std::string, int>{{"nvlink", 28}});
+  CHECK(transports(*k25::find_pair(model.facts, 3, 4)) == "P2P/CUMEM/read");
+  CHECK(model.facts.iommu.mode == "off");
+  CHECK(model.facts.iommu.cmdline_words == "iommu=pt");
+  const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(model);
+  CHECK(ids(verdicts) == std::vector<std::string>{"nvlink_pairs:info"});
+  CHECK(k25::node_headline(model, verdicts) ==
+        "hgx-h100-07: 8 GPUs, NVLink (28 GPU pairs NVLink); no finding that costs");
 }
 
-TEST_CASE("NCCL's files alone make the GPUs where sysfs shows none", "[doctor][nccl]") {
-  k25::NodeProbeOptions options;
-  options.root = kRoots + "/no-such-root";
-  options.use_nvml = false;
-  k25::NodeFacts facts = k25::read_node_facts(options);
-  CHECK_FALSE(facts.sysfs_found);
+TEST_CASE("NCCL's files alone make the GPUs where no sysfs shows any", "[doctor][nccl]") {
+  k25::NodeBuildInputs inputs;
+  inputs.host = "hgx-h100-07";
+  const std::string dump = kData + "/h100-8gpu-nvlink/nccl-topo.xml";
+  k25::read_pasted(k25::pasted_text(dump, text_of(dump)), inputs.pasted);
+  const k25::NodeModel model = k25::build_node_model(std::move(inputs));
+  const k25::NodeFacts& facts = model.facts;
+  CHECK_FALSE(model.this_host);
   CHECK(facts.iommu.mode == "unknown");
-  CHECK(facts.iommu.evidence == "no sysfs under " + options.root.string() + "; no kernel command line (" +
-                                    options.root.string() + "/proc/cmdline)");
-  REQUIRE(ids(k25::node_verdicts(facts)) == std::vector<std::string>{"no_gpu:unseen"});
-  add_dump(facts, kData + "/h100-8gpu-nvlink/nccl-topo.xml");
   REQUIRE(facts.gpus.size() == 8);
   CHECK(facts.gpus[7].bus_id == "0000:d9:00.0");
   CHECK(facts.gpus[7].numa_node == 1);
   CHECK(facts.gpus[7].nvlinks == 18);
+  CHECK(facts.gpus[7].sm == 90);
   CHECK(path_counts(facts) == std::map<std::string, int>{{"nvlink", 28}});
-  CHECK(facts.nccl.notes.front().find("the 8 GPUs come from NCCL's topology dump") == 0);
+  // Not this host's: sysfs, NVML and the IOMMU are said as not read, never taken from this machine.
+  REQUIRE_FALSE(facts.unseen.empty());
+  CHECK(facts.unseen.front().find("this host's sysfs and NVML: not read, the inputs are of hgx-h100-07") ==
+        0);
 }
 
-TEST_CASE("NCCL INFO lines of every published shape", "[doctor][nccl]") {
-  k25::NcclInfoLog log;
-  k25::read_nccl_info_log(
-      "host:1:2 [0] NCCL INFO NCCL version 2.26.5+cuda12.9\n"
-      "host:1:3 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
-      "host:1:3 [0] NCCL INFO Channel 01/1 : 0[0] -> 1[1] [send] via P2P/direct pointer\n"
-      "host:1:3 [1] NCCL INFO Channel 00 : 1[5e000] -> 2[86000] via P2P/IPC\r\n"
-      "host:1:3 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/IB/0/GDRDMA\n"
-      "host:1:3 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
-      "host:1:4 [2] NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
-      "host:1:4 [2] NCCL INFO P2P is disabled between connected GPUs 2 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.\n"
-      "host:1:4 [0] NCCL INFO NCCL_P2P_LEVEL set by environment to LOC\n"
-      "host:1:5 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 3 cudaDev 0 nvmlDev 0 busId 3b000 commId 0x9 - Init COMPLETE\n"
-      "host:1:5 [1] NCCL INFO comm 0x2 rank 1 nranks 3 cudaDev 1 busId 5e000 commId 0x9 - Init COMPLETE\n"
-      "an engine's own line\n",
-      "mixed.log", log);
-  CHECK(log.nccl_version == "2.26.5+cuda12.9");
-  REQUIRE(log.connections.size() == 4);
-  CHECK(log.connections[0].transport == "P2P/CUMEM/read");
-  CHECK(log.connections[0].channels == 2);
-  CHECK(log.connections[1].transport == "P2P/direct pointer");
-  CHECK(log.connections[2].from_rank == 1);
-  CHECK(log.connections[2].to_rank == 2);
-  CHECK(log.connections[2].transport == "P2P/IPC");
-  CHECK(log.connections[3].kind() == "NET");
-  CHECK(log.p2p_disabled == std::vector<std::pair<int, int>>{{2, 1}});
-  CHECK(log.environment == std::vector<std::string>{"NCCL_P2P_LEVEL set by environment to LOC"});
-  CHECK(log.ranks.at(0).bus_id == "0000:3b:00.0");
-  CHECK(log.ranks.at(1).bus_id == "0000:5e:00.0");
-  CHECK(log.ranks.at(1).nvml_dev == -1);
-  CHECK(k25::bus_id_from_nccl("0004f000") == "0000:4f:00.0");
-  CHECK(k25::bus_id_from_nccl("1001b0") == "0001:00:1b.0");  // domain 1: NCCL prints no leading zeros
-  CHECK(k25::bus_id_from_nccl("xyz").empty());
-  CHECK(k25::bus_id_from_nccl("4f00f").empty());  // function 15 is no PCI function
-}
-
-TEST_CASE("Text that is not NCCL's topology dump is refused naming the file and line", "[doctor][nccl]") {
-  const auto message = [](const std::string& text) {
-    try {
-      k25::parse_nccl_topology_xml(text, "topo.xml");
-    } catch (const k25::UsageError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK(message("NCCL INFO Channel 00").find("topo.xml:1: text outside a tag") == 0);
-  CHECK(message("<system>\n<cpu>\n</pci>\n</system>") ==
-        "topo.xml:3: </pci> closes <cpu> (not an NCCL topology dump, NCCL_TOPO_DUMP_FILE)");
-  CHECK(message("<topology/>").find("topo.xml:1: the outermost element is <topology>") == 0);
-  CHECK(message("").find("no <system> element") != std::string::npos);
-  CHECK(message("<system><cpu numaid=0>").find("attribute numaid of <cpu> is not quoted") !=
-        std::string::npos);
-  CHECK(message("<system version=\"1\">").find("<system> is not closed at the end") != std::string::npos);
-  CHECK(message("<?xml version=\"1.0\"?>\n<!-- dumped -->\n<system version=\"2\"/>") == "no error");
+TEST_CASE("A sysfs tree without GPUs says no_gpu", "[doctor][fixture]") {
+  k25::NodeProbeOptions options;
+  options.root = kRoots + "/no-such-root";
+  options.use_nvml = false;
+  const k25::NodeFacts facts = k25::read_node_facts(options);
+  CHECK_FALSE(facts.sysfs_found);
+  CHECK(facts.iommu.mode == "unknown");
+  CHECK(facts.iommu.evidence == "no sysfs under " + options.root.string() + "; no kernel command line (" +
+                                    options.root.string() + "/proc/cmdline)");
+  CHECK(ids(k25::node_verdicts(facts)) == std::vector<std::string>{"no_gpu:unseen"});
 }
 
 TEST_CASE("Compare of two fixtures lists exactly their differences", "[doctor][compare]") {
   k25::DoctorDocument before, after;
-  before.node = fixture("plx-8gpu-acs");
-  after.node = fixture("plx-8gpu-acs-off");
+  before.model.facts = fixture("plx-8gpu-acs");
+  after.model.facts = fixture("plx-8gpu-acs-off");
+  before.model.this_host = after.model.this_host = true;
   k25::derive_verdicts(before);
   k25::derive_verdicts(after);
   std::vector<std::string> lines;
@@ -402,13 +376,13 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
   // left out.
   CHECK(ids(custom.verdicts) == std::vector<std::string>{"backend_rule:check", "no_gpu:unseen"});
   CHECK(
-      only(custom.verdicts, "backend_rule").finding ==
+      only(custom.verdicts, k25::VerdictId::backend_rule).finding ==
       "vllm custom all-reduce 1-stage ran on 8 ranks: vLLM turns its custom all-reduce off on more than two PCIe-only GPUs: on such a node these AllReduces go through NCCL (source: vllm/distributed/device_communicators/custom_all_reduce.py)");
   CHECK(nccl.backends.notes.empty());
   CHECK(ids(nccl.verdicts) == std::vector<std::string>{"no_gpu:unseen"});
   // doctor.json keeps the notes: read back, the same verdicts.
   k25::DoctorDocument written = custom;
-  const k25::DoctorDocument back = k25::doctor_input_from_json(k25::doctor_json(written), "doctor.json");
+  const k25::DoctorDocument back = k25::doctor_input_from_json(nlohmann::json(written), "doctor.json");
   CHECK(back.backends.notes == custom.backends.notes);
   CHECK(ids(back.verdicts) == ids(custom.verdicts));
 
@@ -425,18 +399,19 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
 TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts",
           "[doctor][compare]") {
   k25::DoctorDocument document;
-  document.node = fixture("workstation-2gpu-iommu");
+  document.model.facts = fixture("workstation-2gpu-iommu");
+  document.model.this_host = true;
   k25::derive_verdicts(document);
-  const k25::DoctorDocument back = k25::doctor_input_from_json(k25::doctor_json(document), "doctor.json");
-  CHECK(nlohmann::json(back.node) == nlohmann::json(document.node));
+  const k25::DoctorDocument back = k25::doctor_input_from_json(nlohmann::json(document), "doctor.json");
+  CHECK(nlohmann::json(back.model.facts) == nlohmann::json(document.model.facts));
   CHECK(ids(back.verdicts) == ids(document.verdicts));
   CHECK(k25::compare_nodes(document, back).empty());
 
   const nlohmann::json report = {
       {"schema_version", 3},
       {"run", nlohmann::json::object()},
-      {"topology", {{"kind", "pcie"}, {"nodes", {nlohmann::json(document.node)}}}}};
-  CHECK(k25::doctor_input_from_json(report, "report.json").node.gpus.size() == 2);
+      {"topology", {{"kind", "pcie"}, {"nodes", {nlohmann::json(document.model.facts)}}}}};
+  CHECK(k25::doctor_input_from_json(report, "report.json").model.facts.gpus.size() == 2);
   // An older report: node facts from its per-rank GPU records, paths unknown.
   const nlohmann::json older = {
       {"run", nlohmann::json::object()},
@@ -447,27 +422,31 @@ TEST_CASE("doctor.json reads back to the same facts, and a report gives its node
          {{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:01:00.0"}, {"pcie_gen", 4}, {"pcie_width", 8}},
           {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:41:00.0"}, {"pcie_gen", 5}, {"pcie_width", 16}}}}}}};
   const k25::DoctorDocument from_older = k25::doctor_input_from_json(older, "old.json");
-  CHECK(from_older.node.gpus.size() == 2);
-  CHECK(from_older.node.nccl_version == "2.21.5");
+  CHECK(from_older.model.facts.gpus.size() == 2);
+  CHECK(from_older.model.facts.nccl_version == "2.21.5");
   CHECK(k25::compare_nodes(from_older, back).front().line() == "IOMMU: unknown | translated");
   CHECK_THROWS_WITH(k25::doctor_input_from_json(nlohmann::json::array(), "x.json"),
                     "x.json: not a JSON object");
   CHECK_THROWS_WITH(k25::doctor_input_from_json({{"node", 7}, {"verdicts", 1}}, "y.json"),
                     "y.json: a node's facts must be a JSON object");
+  CHECK_THROWS_WITH(
+      k25::doctor_input_from_json(
+          {{"schema_version", 9}, {"node", nlohmann::json::object()}, {"verdicts", 1}}, "z.json"),
+      "z.json: schema_version 9 is newer than this k25comm reads (2)");
 }
 
 TEST_CASE("A rank on CPUs of another NUMA node than its GPU", "[doctor][verdicts]") {
   k25::NodeFacts facts = fixture("plx-8gpu-acs");
   facts.ranks = {{0, "0000:06:00.0", "0-13"}, {4, "0000:86:00.0", "0-3"}, {5, "0000:87:00.0", "0-27"}};
   const std::vector<k25::NodeVerdict> verdicts = k25::node_verdicts(facts);
-  CHECK(only(verdicts, "rank_far_from_gpu").finding ==
+  CHECK(only(verdicts, k25::VerdictId::rank_far_from_gpu).finding ==
         "rank 4 on CPUs 0-3, its GPU 4 (0000:86:00.0) near CPUs 14-27 (NUMA node 1)");
   CHECK(k25::parse_cpu_list("0-2,7,9-10,x,3-") == std::vector<int>{0, 1, 2, 7, 9, 10});
 }
 
 TEST_CASE("docs/doctor.md holds the verdict table made from the code's", "[doctor][docs]") {
   const std::string doc = text_of(std::string(K25_SOURCE_DIR) + "/docs/doctor.md");
-  const std::string begin = "<!-- verdicts: generated from src/analysis/node_verdicts.cpp -->\n";
+  const std::string begin = "<!-- verdicts: generated from src/doctor/verdicts/verdict_kinds.cpp -->\n";
   const std::string end = "<!-- end of generated verdicts -->";
   const std::size_t from = doc.find(begin);
   REQUIRE(from != std::string::npos);
@@ -512,17 +491,15 @@ TEST_CASE("A measuring run's report carries each host's node facts and report.md
 TEST_CASE("A log's bytes that are not UTF-8 reach doctor.json replaced, not thrown", "[doctor][regression]") {
   // fuzz_doctor_inputs' first finding: a host name with byte 0xb3 went into a note, and dumping doctor.json
   // threw.
+  k25::NodeBuildInputs inputs;
+  k25::read_pasted(
+      k25::pasted_text(
+          "bad.log",
+          "nod\xb3:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 4e000 commId 0x9 - Init COMPLETE\n"),
+      inputs.pasted);
   k25::DoctorDocument document;
-  document.node.host = "node031";
-  k25::NodeGpu gpu;
-  gpu.bus_id = "0000:4e:00.0";
-  document.node.gpus = {gpu};
-  k25::NcclInfoLog log;
-  k25::read_nccl_info_log(
-      "nod\xb3:1:2 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 4e000 commId 0x9 - Init COMPLETE\n",
-      "bad.log", log);
-  k25::add_nccl_log(document.node, log);
-  REQUIRE(document.node.nccl.notes.size() == 1);
+  document.model = k25::build_node_model(std::move(inputs));
+  REQUIRE(document.model.nccl.communicators.size() == 1);
   k25::derive_verdicts(document);
   std::string text;
   REQUIRE_NOTHROW(text = k25::doctor_json_text(document));
