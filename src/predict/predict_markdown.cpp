@@ -36,7 +36,7 @@ std::string alt_cell(const LevelPrediction& l) {
   return cell;
 }
 
-void write_table(const PredictResult& r, std::string& md) {
+void write_table(const PredictDocument& r, std::string& md) {
   md += "| batch | base step (measured) | base exposed communication |";
   for (const AltPrediction& a : r.alternatives) md += fmt::format(" {} (predicted) |", a.label);
   md += "\n|---|---|---|";
@@ -92,7 +92,7 @@ const std::vector<std::string>& model_lines() {
   return lines;
 }
 
-std::string predict_markdown(const PredictResult& r) {
+std::string predict_markdown(const PredictDocument& r) {
   std::string md = "# k25comm predict\n\n";
   for (const AltPrediction& a : r.alternatives) md += "**" + a.headline + "**\n\n";
   md += fmt::format("Base: `{}` ({}), the step: {}; ranks: {}.\n\n", r.base.path, r.base.format,

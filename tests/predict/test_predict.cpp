@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "analysis/gaps_from_capture.hpp"
@@ -549,7 +550,7 @@ TEST_CASE("predict refuses what no link can do, a raw trace as the base, and bad
 }
 
 TEST_CASE("predict.json carries its schema version, the model, the range and every estimate", "[predict]") {
-  PredictResult r;
+  PredictDocument r;
   r.base = capture_base();
   r.alternatives.push_back(predict_with(r.base, alt_file(data("nvlink.csv"), "nv"), {}));
   const nlohmann::json j = predict_json(r);
@@ -571,6 +572,59 @@ TEST_CASE("predict.json carries its schema version, the model, the range and eve
   CHECK_THAT(csv, Contains("nv,1,tpot,additive,high,12000.0,3000.0,1479.79"));
   CHECK_THAT(csv, Contains("nv,1,tpot,overlapping,low,12000.0,3000.0,500.0,9500.0,"));
   CHECK_THAT(csv, Contains("nv,1,tpot,back-to-back,,12000.0,3000.0,0.0,9000.0,"));
+}
+
+TEST_CASE("predict.json reads back through its one document, field for field, from a file the writer wrote",
+          "[predict]") {
+  // Every kind of level: a range (nvlink.csv), one refused (small.csv), one measured with the base's shape.
+  PredictDocument written;
+  written.tool_version = "9.9.9";
+  written.git_sha = "abc1234";
+  written.created_at = "2025-01-01T00:00:00Z";
+  written.command_line = "k25comm predict capture.json --with nvlink.csv";
+  written.base = capture_base();
+  written.alternatives.push_back(predict_with(written.base, alt_file(data("nvlink.csv"), "nv"), {}));
+  written.alternatives.push_back(predict_with(written.base, alt_file(data("small.csv"), "small"), {}));
+  RunReport base_report;
+  base_report.results.push_back(result(Phase::allreduce, TimingMode::eager, 1, 20, 2000));
+  base_report.results.push_back(decode_result(1, 3000, "gap 20 us + 0 us per layer, skew < 60 us, seed 1"));
+  AltDocument shaped = alt_from_report(base_report, "tcp/report.json");
+  shaped.label = "tcp";
+  written.alternatives.push_back(predict_with(base_from_report(base_report, "base.json"), shaped, {}));
+  const std::string path = std::string(K25_BINARY_DIR) + "/round-trip-predict.json";
+  std::ofstream(path) << predict_json_text(written);
+  std::ifstream in(path);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+
+  const PredictDocument read = read_predict_document(text, path);
+  CHECK(predict_json(read) == nlohmann::json::parse(text));  // every member, derived ones derived again
+  CHECK(read.schema_version == kPredictSchemaVersion);
+  CHECK(read.git_sha == "abc1234");
+  REQUIRE(read.base.levels.size() == 1);
+  REQUIRE(read.base.levels[0].kinds[0].join);
+  CHECK(read.base.levels[0].kinds[0].join->wait_us == 15);
+  REQUIRE(read.alternatives.size() == 3);
+  CHECK(read.alternatives[0].levels[0].is_range());
+  CHECK(read.alternatives[0].levels[0].low_estimate().step_us == 9500);
+  CHECK(
+      read.alternatives[1].levels[0].refused ==
+      "AllReduce at 14336 B lies outside small's measured 1024 .. 4096 B (--extrapolate labels it instead)");
+  CHECK(read.alternatives[2].levels[0].low == PredictMethod::measured_shape);
+  CHECK(predict_markdown(read) == predict_markdown(written));
+  CHECK(predict_csv(read) == predict_csv(written));
+
+  // A member the reader names and the file lacks (a writer that renamed it) fails, naming it.
+  nlohmann::json renamed = nlohmann::json::parse(text);
+  renamed["alternatives"][0]["levels"][0]["estimates"]["additive"]["kinds"][0].erase("new_exposed_us");
+  CHECK_THROWS_WITH(read_predict_document(renamed.dump(), "renamed.json"),
+                    Contains("renamed.json: not predict.json as this build writes it") &&
+                        Contains("key 'new_exposed_us' not found"));
+  nlohmann::json other = nlohmann::json::parse(text);
+  other["schema_version"] = 1;
+  CHECK_THROWS_WITH(
+      read_predict_document(other.dump(), "old.json"),
+      "old.json: predict.json schema_version 1, this build reads " + std::to_string(kPredictSchemaVersion));
+  CHECK_THROWS_WITH(read_predict_document("[1]", "a.json"), "a.json: not JSON (predict.json is one object)");
 }
 
 TEST_CASE("predict from a serve and replay report: TPOT per concurrency and tok/s", "[predict]") {
