@@ -99,14 +99,18 @@ const std::vector<AltFormat>& alt_formats() {
        }},
       {"nccl-tests text",
        "`all_reduce_perf -b 8K -e 4M -f 2 -d bfloat16 > all_reduce.txt`, or its output pasted (any version)",
-       "the out-of-place time per size and type (-d all: the base's type; -o all: sum); the kind from its `# Collective test starting:` line (else --kind, the *_perf program it names, the file name), the ranks from its `#  Rank` lines",
+       "the out-of-place time per size and type (-d all: the base's type; -o all: sum); the kind from its `# Collective test starting:` line (else --kind, the *_perf program it names, the file name); the ranks processes (mpirun/srun -n, SLURM_NTASKS, WORLD_SIZE; a command without a launcher: one) x `nThread` x `nGpus`, its `#  Rank` lines only where nothing else says, the source said",
        is_nccl_tests_text,
        [](const PredictInput& f, const AltReadContext& c) {
          return alt_from_nccl_tests_text(f.text, f.path, c);
        }},
-      {"CSV", "written by hand from any published table",
-       "columns `kind,bytes,op_us` and optionally `p90` (or `op_us_p90`), `dtype`, `overlap` (additive or overlapping); `#` lines are comments",
-       is_csv, [](const PredictInput& f, const AltReadContext&) { return alt_from_csv(f.text, f.path); }},
+      {"CSV",
+       "written by hand from any published table, or copied from capture.json's rows (a rank's part: `bytes_per` rank)",
+       "columns `kind,bytes,op_us` and optionally `p90` (or `op_us_p90`), `dtype`, `overlap` (additive or overlapping), `bytes_per` (`op`, or `rank`: a rank's part, as capture.json's rows give it) and `ranks`; `#` lines are comments, but `# bytes_per: rank` and `# ranks: N`",
+       is_csv,
+       [](const PredictInput& f, const AltReadContext& c) {
+         return alt_from_csv(f.text, f.path, c.base_ranks);
+       }},
   };
   return formats;
 }

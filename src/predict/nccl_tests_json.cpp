@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "common/count_noun.hpp"
 #include "common/error.hpp"
 #include "predict/kind_names.hpp"
 #include "predict/nccl_tests_runs.hpp"
@@ -53,7 +54,11 @@ void read_config(const json& doc, NcclTestsRun& run) {
   if (config.contains("graph") && config["graph"].is_number()) run.graph = config["graph"].get<double>() > 0;
   if (!config.contains("devices") || !config["devices"].is_array()) return;
   const auto processes = static_cast<int>(config["devices"].size());
-  run.ranks = processes * config_count(config, "nthreads") * config_count(config, "ngpus");
+  const int threads = config_count(config, "nthreads"), gpus = config_count(config, "ngpus");
+  run.ranks = processes * threads * gpus;
+  run.ranks_source = fmt::format("{} = {} x {} x {} (the -J file's config: its devices, nthreads, ngpus)",
+                                 run.ranks, count_noun(processes, "process", "processes"),
+                                 count_noun(threads, "thread"), count_noun(gpus, "GPU"));
   std::set<std::string> hosts;
   for (const json& d : config["devices"])
     if (d.is_object() && d.contains("hostname") && d["hostname"].is_string())

@@ -17,74 +17,11 @@
 #include "predict/predict_document.hpp"
 #include "predict/report_inputs.hpp"
 #include "predict/step_prediction.hpp"
+#include "predict_test_inputs.hpp"
 
 using namespace k25;
+using namespace k25::predict_test;
 using Catch::Matchers::Contains;
-
-namespace {
-
-std::string data(const std::string& name) {
-  return std::string(K25_SOURCE_DIR) + "/tests/predict/data/" + name;
-}
-
-std::string nccl_tests(const std::string& name) {
-  return data("nccl-tests/" + name);
-}
-
-// The capture fixture: decode batch 1, wall 10000 us (p90 11000), TPOT 12 ms; AllReduce 100 x 14336 B, 4000
-// us merged of which 1000 us overlapped (0.25): 40 us per op, of which the join's transfer after the last
-// rank's start 25 us, so a wait of 15 us.
-const BaseDocument& capture_base() {
-  static const BaseDocument base = read_base_file(data("capture.json"));
-  return base;
-}
-
-AltDocument alt_file(const std::string& path, const std::string& label = "", int base_ranks = 2,
-                     const std::string& kind = "") {
-  AltReadContext context;
-  context.base_ranks = base_ranks;
-  context.kind = kind;
-  return read_alt_file(path, label, context);
-}
-
-// A CSV written to a temporary file, read as an alternative.
-AltDocument alt_csv(const std::string& text, const std::string& label) {
-  const std::string path = std::string(K25_BINARY_DIR) + "/" + label + ".csv";
-  std::ofstream(path) << text;
-  return alt_file(path, label);
-}
-
-PhaseResult result(Phase phase, TimingMode mode, int tokens, double op_us, double step_us) {
-  PhaseResult r;
-  r.phase = phase;
-  r.mode = mode;
-  r.tokens = r.requested_tokens = tokens;
-  r.ops_per_step = 100;
-  r.bytes_per_op = 14336ULL * static_cast<unsigned>(tokens);
-  r.op_us.p50 = op_us;
-  r.op_us.p90 = op_us * 1.5;
-  r.step_us.p50 = step_us;
-  r.step_us.p90 = step_us + 100;
-  r.ranks = 2;
-  return r;
-}
-
-PhaseResult decode_result(int tokens, double comm_us, const std::string& shape) {
-  PhaseResult decode = result(Phase::allreduce, TimingMode::decode, tokens, 35, comm_us + 2000);
-  decode.decode = DecodeFigures{};
-  decode.decode->comm_us.p50 = comm_us;
-  decode.decode->comm_us.p90 = comm_us + 200;
-  decode.decode->shape = shape;
-  return decode;
-}
-
-const StepEstimate& estimate(const LevelPrediction& l, PredictMethod method) {
-  const StepEstimate* e = l.estimate(method);
-  REQUIRE(e != nullptr);
-  return *e;
-}
-
-}  // namespace
 
 TEST_CASE("predict reads a capture's decode step, its overlap and each op split into wait and transfer",
           "[predict]") {
@@ -257,7 +194,7 @@ TEST_CASE("nccl-tests outputs as people paste them: versions, -d all, -o all, pr
     const AltDocument alt = alt_file(nccl_tests("redops-all.txt"));
     REQUIRE(alt.curves[0].points.size() == 1);
     CHECK(alt.curves[0].points[0].op_us == 10);
-    CHECK_THAT(alt.notes.front(),
+    CHECK_THAT(joined(alt.notes),
                Contains("reductions avg, max, min, prod, sum measured (-o all): the sum rows read"));
   }
   SECTION("several runs of one kind: the base's rank count chooses, never merged") {
@@ -515,15 +452,15 @@ TEST_CASE("predict refuses what no link can do, a raw trace as the base, and bad
       read_base_file(trace),
       Contains("rank0.pt.trace.json: a PyTorch profiler (Kineto) trace, not a base: run `k25comm capture`"));
   CHECK_THROWS_WITH(
-      alt_from_csv("kind,bytes\nallreduce,10\n", "a.csv"),
-      "a.csv: CSV without a 'op_us' column (columns: kind, bytes, op_us[, p90][, dtype][, overlap])");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,10,-3\n", "a.csv"),
+      alt_from_csv("kind,bytes\nallreduce,10\n", "a.csv", 2),
+      "a.csv: CSV without a 'op_us' column (columns: kind, bytes, op_us[, p90][, dtype][, overlap][, bytes_per][, ranks])");
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,10,-3\n", "a.csv", 2),
                     "a.csv:2: op_us -3 is not positive");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,ten,3\n", "a.csv"),
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,ten,3\n", "a.csv", 2),
                     "a.csv:2: bytes 'ten' is not a number");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us,p90\nallreduce,10,3,2\n", "a.csv"),
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us,p90\nallreduce,10,3,2\n", "a.csv", 2),
                     "a.csv:2: p90 is below op_us");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\n", "a.csv"), "a.csv: CSV without a row of figures");
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\n", "a.csv", 2), "a.csv: CSV without a row of figures");
   // A "Rank" line whose number is no rank (out of int's range, a fraction) is not a rank line: the table
   // still reads (the sanitized build catches a cast out of range here; the fuzzer found it).
   const AltDocument odd_ranks = alt_from_nccl_tests_text(
