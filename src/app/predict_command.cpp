@@ -1,6 +1,7 @@
 // The predict command: read the base and the alternatives, predict, write predict.json, .md and .csv.
 #include "app/predict_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -77,7 +78,13 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   // tools/plot-predict: the base and each alternative stacked by kind, per level.
   if (options.plots)
     run_tool_plot("plot-predict", "K25_PLOT_PREDICT_SCRIPT", json_path, options.out_dir, out);
-  return 0;
+  const bool predicted =
+      std::any_of(result.alternatives.begin(), result.alternatives.end(), [](const auto& a) {
+        return std::any_of(a.levels.begin(), a.levels.end(), [](const auto& l) { return l.refused.empty(); });
+      });
+  if (predicted) return 0;
+  out << "predict: nothing predicted: every level of every alternative was refused (each headline says why)\n";
+  return 1;
 }
 
 }  // namespace k25

@@ -49,9 +49,16 @@ std::optional<BaseJoin> join_from(const json& j) {
 }
 
 json base_kind_json(const BaseKind& k) {
-  return {{"kind", k.kind},       {"name", k.name},           {"dtype", k.dtype},
-          {"launch", k.launch},   {"bytes", k.bytes},         {"ops_per_step", k.ops_per_step},
-          {"comm_us", k.comm_us}, {"hidden_us", k.hidden_us}, {"join", join_json(k.join)}};
+  return {{"kind", k.kind},
+          {"name", k.name},
+          {"dtype", k.dtype},
+          {"launch", k.launch},
+          {"bytes", k.bytes},
+          {"size_from_config", k.size_from_config},
+          {"ops_per_step", k.ops_per_step},
+          {"comm_us", k.comm_us},
+          {"hidden_us", k.hidden_us},
+          {"join", join_json(k.join)}};
 }
 
 BaseKind base_kind_from(const json& j) {
@@ -61,6 +68,7 @@ BaseKind base_kind_from(const json& j) {
   k.dtype = j.at("dtype").get<std::string>();
   k.launch = j.at("launch").get<std::string>();
   k.bytes = j.at("bytes").get<double>();
+  k.size_from_config = j.at("size_from_config").get<bool>();
   k.ops_per_step = j.at("ops_per_step").get<double>();
   k.comm_us = j.at("comm_us").get<double>();
   k.hidden_us = j.at("hidden_us").get<double>();
@@ -73,7 +81,8 @@ json base_level_json(const BaseLevel& l) {
   for (const BaseKind& k : l.kinds) kinds.push_back(base_kind_json(k));
   return {{"batch", l.batch},     {"unit", unit_name(l.step_is_tpot)},
           {"step_us", l.step_us}, {"step_p90_us", l.step_p90_us},
-          {"kinds", kinds},       {"notes", l.notes}};
+          {"kinds", kinds},       {"notes", l.notes},
+          {"caveats", l.caveats}};
 }
 
 BaseLevel base_level_from(const json& j) {
@@ -84,6 +93,7 @@ BaseLevel base_level_from(const json& j) {
   l.step_p90_us = j.at("step_p90_us").get<double>();
   for (const json& k : j.at("kinds")) l.kinds.push_back(base_kind_from(k));
   l.notes = j.at("notes").get<std::vector<std::string>>();
+  l.caveats = j.at("caveats").get<std::vector<std::string>>();
   return l;
 }
 
@@ -176,7 +186,8 @@ json level_json(const LevelPrediction& l) {
           {"predicted", predicted_json(l)},
           {"estimates", estimates},
           {"moved_most", l.moved_most},
-          {"notes", l.notes}};
+          {"notes", l.notes},
+          {"caveats", l.caveats}};
 }
 
 LevelPrediction level_from(const json& j) {
@@ -200,6 +211,7 @@ LevelPrediction level_from(const json& j) {
   }
   l.moved_most = j.at("moved_most").get<std::vector<std::string>>();
   l.notes = j.at("notes").get<std::vector<std::string>>();
+  l.caveats = j.at("caveats").get<std::vector<std::string>>();
   return l;
 }
 
@@ -208,8 +220,8 @@ LevelPrediction level_from(const json& j) {
 void to_json(json& j, const BaseDocument& b) {
   json levels = json::array();
   for (const BaseLevel& l : b.levels) levels.push_back(base_level_json(l));
-  j = {{"path", b.path},   {"format", b.format}, {"step", b.step_what}, {"ranks", b.ranks},
-       {"shape", b.shape}, {"notes", b.notes},   {"levels", levels}};
+  j = {{"path", b.path},   {"format", b.format}, {"step", b.step_what},  {"ranks", b.ranks},
+       {"shape", b.shape}, {"notes", b.notes},   {"caveats", b.caveats}, {"levels", levels}};
 }
 
 void from_json(const json& j, BaseDocument& b) {
@@ -219,6 +231,7 @@ void from_json(const json& j, BaseDocument& b) {
   b.ranks = j.at("ranks").get<int>();
   b.shape = j.at("shape").get<std::string>();
   b.notes = j.at("notes").get<std::vector<std::string>>();
+  b.caveats = j.at("caveats").get<std::vector<std::string>>();
   b.levels.clear();
   for (const json& l : j.at("levels")) b.levels.push_back(base_level_from(l));
 }

@@ -14,7 +14,9 @@
 
 namespace k25 {
 
-inline constexpr int kPredictSchemaVersion = 2;
+// 3: the base's caveats (base.caveats, base.levels[].caveats, alternatives[].levels[].caveats) and a kind's
+// size from a config (base.levels[].kinds[].size_from_config).
+inline constexpr int kPredictSchemaVersion = 3;
 
 struct PredictDocument {
   int schema_version = kPredictSchemaVersion;

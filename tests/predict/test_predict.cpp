@@ -324,7 +324,7 @@ TEST_CASE(
   CHECK(estimate(l, PredictMethod::additive).step_p90_us == 5100 - 3000 + 100 * (10 + 51));
   CHECK(
       p.headline ==
-      "on tcp: step at T=1 5.0 -> 7.0 .. 8.0 ms (+40 .. +60 %) [predicted, range: overlapping .. additive: how tcp's AllReduce lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it]");
+      "on tcp: step at T=1 5.0 -> 7.0 .. 8.0 ms (+40 .. +60 %) [predicted, range: overlapping .. additive: how tcp's AllReduce lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it; the base: host transport]");
   CHECK_FALSE(output_tokens_per_s(l, l.high_estimate()));  // a step, not TPOT
 }
 
@@ -491,7 +491,7 @@ TEST_CASE("predict.json carries its schema version, the model, the range and eve
   r.base = capture_base();
   r.alternatives.push_back(predict_with(r.base, alt_file(data("nvlink.csv"), "nv"), {}));
   const nlohmann::json j = predict_json(r);
-  CHECK(j["schema_version"] == 2);
+  CHECK(j["schema_version"] == kPredictSchemaVersion);
   CHECK(j["model"].size() == model_lines().size());
   CHECK(j["base"]["levels"][0]["kinds"][0]["join"]["wait_us"] == 15.0);
   const nlohmann::json& level = j["alternatives"][0]["levels"][0];

@@ -30,7 +30,7 @@ from band import parse_band
 KINDS = ("identity", "cross-link", "measured-shape")
 # The predict.json versions read here; the members named in per_op and round_ratios are ones the writer writes
 # (ctest predict_python_readers_fields).
-PREDICT_SCHEMA_VERSIONS = (2,)
+PREDICT_SCHEMA_VERSIONS = (2, 3)
 
 
 def verdict(predicted_ratio, b2b_ratio, band, check_b2b=True):
