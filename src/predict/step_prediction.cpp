@@ -324,8 +324,11 @@ std::string op_origin(const KindEstimate& k, const BaseKind& base_kind, const Al
              : fmt::format("{} from {}'s {:.0f} .. {:.0f} B", to_string(k.source), alt.label, first, last);
 }
 
-// Refuses a level whose predicted step (either end) is more than kImplausibleFactor times the base's, or less
-// than its 1/kImplausibleFactor, or nothing: saying the figures and the kind whose op made it.
+// Refuses a level whose predicted TPOT (either end) is more than kImplausibleFactor times the base's, or less
+// than its 1/kImplausibleFactor, or nothing, and a step (no TPOT: a replay's or a trace's step, whose
+// communication may be most of it) moved that far by an extrapolated op: saying the figures and the kind
+// whose op made it. A step moved that far by measured ops is what the alternative measured (a link 20x
+// slower).
 void refuse_implausible(const BaseLevel& level, const AltDocument& alt, LevelPrediction& out) {
   if (!out.refused.empty() || out.base_step_us <= 0) return;
   const StepEstimate* worst = nullptr;
@@ -347,6 +350,7 @@ void refuse_implausible(const BaseLevel& level, const AltDocument& alt, LevelPre
         std::abs(worst->kinds[moved].new_exposed_us - worst->kinds[moved].base_exposed_us))
       moved = i;
   const KindEstimate& k = worst->kinds[moved];
+  if (!out.step_is_tpot && k.source != OpSource::extrapolated) return;
   const std::string ratio =
       worst->step_us <= 0 ? "nothing: more communication taken out than the step holds"
       : worst->step_us > out.base_step_us

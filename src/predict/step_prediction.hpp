@@ -106,8 +106,9 @@ struct PredictOptions {
   bool allow_extrapolation = false;
 };
 
-// A predicted step (either end of the figure) more than this many times the base's, or less than its
-// 1/kImplausibleFactor: refused as implausible, saying which kind's op made it.
+// A predicted TPOT (either end of the figure) more than this many times the base's, or less than its
+// 1/kImplausibleFactor, and a step moved that far by an extrapolated op: refused as implausible, saying which
+// kind's op made it.
 inline constexpr double kImplausibleFactor = 10;
 
 AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, const PredictOptions& options);

@@ -297,4 +297,25 @@ TEST_CASE("extrapolated ops stay within what a link can do, and a prediction mov
     CHECK(l.estimates.empty());
     CHECK_THAT(p.headline, Contains("on huge: not predicted [refused: implausible"));
   }
+  SECTION(
+      "TPOT moved more than 10x by a measured op: refused; a replay's step: what the alternative measured") {
+    // 100 x (15 + 2000) - 1000 exposed: TPOT 12.0 -> 209.5 ms, measured at 14336 B.
+    const AltDocument slow = alt_csv("kind,bytes,op_us\nallreduce,14336,2000\n", "slow");
+    CHECK_THAT(
+        predict_with(capture_base(), slow, {}).levels[0].refused,
+        Contains(
+            "implausible: TPOT 12.0 ms -> 209.5 ms is 17.5x the base's (more than 10x): AllReduce at 14336 B taken as 2000.00 us (measured from slow's 14336 B)"));
+    // A replay's step of 5 ms, 3 ms of it communication (30 us an op: a wait of 10): on a link of 1000 us an
+    // op the step is 5 - 3 + 100 x (10 + 1000) us = 103 ms, 20.6x: a step, measured: predicted.
+    RunReport report;
+    report.run.ranks = 2;
+    report.results.push_back(result(Phase::allreduce, TimingMode::eager, 1, 20, 2000));
+    report.results.push_back(decode_result(1, 3000, "gap 20 us + 0 us per layer, skew < 60 us, seed 1"));
+    const LevelPrediction step =
+        predict_with(base_from_report(report, "replay.json"),
+                     alt_csv("kind,bytes,op_us\nallreduce,14336,1000\n", "tcp-like"), {})
+            .levels[0];
+    REQUIRE(step.refused.empty());
+    CHECK(step.high_estimate().step_us == Approx(103000));
+  }
 }
