@@ -3,6 +3,7 @@
 #include "predict/csv_alt_reader.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -57,6 +58,16 @@ bool per_rank_cell(const std::string& cell, const std::string& where) {
       where, cell));
 }
 
+// A rank count as a CSV writes it, a whole number 1 .. 1,000,000; UsageError naming `where` and `what` (the
+// column or line that gave it) otherwise.
+int rank_count(const std::string& text, const std::string& what, const std::string& where) {
+  const std::optional<double> ranks = parse_number(text);
+  if (!ranks || *ranks < 1 || *ranks > 1e6 || *ranks != std::floor(*ranks))
+    throw UsageError(
+        fmt::format("{}: {} '{}' is not a rank count (a whole number 1 .. 1000000)", where, what, text));
+  return static_cast<int>(*ranks);
+}
+
 // A "# bytes_per: rank" or "# ranks: N" comment into `rule`.
 void read_size_comment(const std::string& line, const std::string& where, CsvSizeRule& rule) {
   std::string text = line.substr(line.find('#') + 1);
@@ -65,12 +76,7 @@ void read_size_comment(const std::string& line, const std::string& where, CsvSiz
   const std::string key = normalized_kind(text.substr(0, colon)),
                     value = trimmed_cell(text.substr(colon + 1));
   if (key == "bytesper") rule.per_rank = per_rank_cell(value, where);
-  if (key == "ranks") {
-    const std::optional<double> ranks = parse_number(value);
-    if (!ranks || *ranks < 1 || *ranks > 1e6 || *ranks != static_cast<int>(*ranks))
-      throw UsageError(fmt::format("{}: '# ranks: {}' is not a rank count", where, value));
-    rule.ranks = static_cast<int>(*ranks);
-  }
+  if (key == "ranks") rule.ranks = rank_count(value, "# ranks:", where);
 }
 
 // The overlap a row declares: "additive" (or a ring or tree algorithm) or "overlapping" (a one-shot push);
@@ -127,7 +133,7 @@ double row_size(const std::vector<std::string>& cells, const CsvColumns& c, cons
   int ranks = rule.ranks;
   std::string from = "its '# ranks:' line";
   if (c.ranks >= 0 && !cell_at(c.ranks).empty()) {
-    ranks = static_cast<int>(positive_cell(cells, c.ranks, "ranks", where));
+    ranks = rank_count(cell_at(c.ranks), "ranks", where);
     from = "its ranks column";
   } else if (ranks == 0) {
     ranks = rule.base_ranks;

@@ -14,12 +14,11 @@
 namespace k25 {
 namespace {
 
-constexpr int kMaxCount = 1000000;
-
 // A count as a paste writes it ("16"); empty for anything else.
 std::optional<int> count_word(const std::string& word) {
   const std::optional<double> value = parse_number(word);
-  if (!value || *value < 1 || *value > kMaxCount || *value != static_cast<int>(*value)) return std::nullopt;
+  if (!value || *value < 1 || *value > kMaxRankCount || *value != static_cast<int>(*value))
+    return std::nullopt;
   return static_cast<int>(*value);
 }
 
@@ -135,9 +134,9 @@ std::string settings_words(const RunRankLines& run) {
                          : std::string("no nThread line: one thread of one GPU taken");
 }
 
-// a x b x c, at most kMaxCount (no run has more ranks; a fuzzed or garbled line may say so).
+// a x b x c, at most kMaxRankCount (no run has more ranks; a fuzzed or garbled line may say so).
 int product(long long a, long long b, long long c = 1) {
-  return static_cast<int>(std::min<long long>(a * b * c, kMaxCount));
+  return static_cast<int>(std::min<long long>(a * b * c, kMaxRankCount));
 }
 
 }  // namespace

@@ -10,6 +10,9 @@
 
 namespace k25 {
 
+// No run has more ranks (or processes); a garbled or fuzzed file may say so: counts are held to it.
+inline constexpr int kMaxRankCount = 1000000;
+
 // The process count a line of the paste says, and its hosts where it names them.
 struct LaunchFact {
   int processes = 0;

@@ -43,6 +43,15 @@ TEST_CASE("a CSV of per-rank sizes (capture.json's AllGather rows) is read at nc
               .bytes == 402176);
     CHECK_THROWS_WITH(alt_csv("kind,bytes,op_us,bytes_per\nallgather,50272,21,node\n", "per-node", 8),
                       Contains("per-node.csv:2: bytes_per 'node' is none of op (nccl-tests' size), rank"));
+    // A rank count out of int's range (the fuzzer found it cast unchecked), and one that is no count.
+    CHECK_THROWS_WITH(
+        alt_csv("kind,bytes,op_us,bytes_per,ranks\nallgather,50272,21.0,rank,8111111111111111111111\n",
+                "huge-ranks", 8),
+        Contains(
+            "huge-ranks.csv:2: ranks '8111111111111111111111' is not a rank count (a whole number 1 .. 1000000)"));
+    CHECK_THROWS_WITH(
+        alt_csv("# bytes_per: rank\n# ranks: 2.5\nkind,bytes,op_us\nallgather,50272,21\n", "half-rank", 8),
+        Contains("half-rank.csv:2: # ranks: '2.5' is not a rank count"));
     CHECK_THROWS_WITH(
         alt_csv("kind,bytes,op_us,bytes_per\nallgather,50272,21,rank\n", "per-rank-no-ranks", 0),
         Contains("per-rank-no-ranks.csv:2: per-rank bytes of AllGather need the rank count"));
