@@ -71,54 +71,36 @@ TEST_CASE("a CSV of per-rank sizes (capture.json's AllGather rows) is read at nc
 
 TEST_CASE("nccl-tests pasted: the rank count from what the output says first, and which source gave it",
           "[predict]") {
-  SECTION("mpirun -np 16 over the rank lines of a paste that shows 4 of them") {
-    const AltDocument alt = alt_file(nccl_tests("ranks-16-shown-4.txt"), "", 16);
-    CHECK(alt.ranks == 16);
-    CHECK(alt.hosts == 2);  // mpirun's -H names two hosts; the rank lines shown, one
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains(
-            "ranks: 16 = 16 processes x 1 thread x 1 GPU (nThread 1 nGpus 1; the processes from mpirun -np 16 at line 1)"));
+  struct Case {
+    const char* file;
+    int ranks;
+    const char* said;
+  };
+  const Case cases[] = {
+      // mpirun -np 16 over the rank lines of a paste that shows 4 of them.
+      {"ranks-16-shown-4.txt", 16,
+       "ranks: 16 = 16 processes x 1 thread x 1 GPU (nThread 1 nGpus 1; the processes from mpirun -np 16 at line 1)"},
+      {"ranks-slurm-shown-2.txt", 8,
+       "ranks: 8 = 8 processes x 1 thread x 1 GPU (nThread 1 nGpus 1; the processes from SLURM_NTASKS=8 at line 2)"},
+      // One process of 8 GPUs: the command line runs the program without a launcher.
+      {"ranks-one-process-8-gpus.txt", 8,
+       "ranks: 8 = 1 process x 1 thread x 8 GPUs (nThread 1 nGpus 8; one process: the command at line 1 runs all_reduce_perf without a launcher)"},
+      {"ranks-world-size.txt", 8,
+       "ranks: 8 = 4 processes x 1 thread x 2 GPUs (nThread 1 nGpus 2; the processes from WORLD_SIZE=4 at line 1)"},
+      // The rank lines only where nothing else says.
+      {"two-runs-8-and-16-ranks.txt", 16,
+       "ranks: 16, from the '#  Rank' lines (ranks 0 .. 15; the output says no process count)"},
+      {"all_gather-2proc-4gpu-graph.json", 8,
+       "ranks: 8 = 2 processes x 1 thread x 4 GPUs (the -J file's config: its devices, nthreads, ngpus)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    const AltDocument alt = alt_file(nccl_tests(c.file), "", c.ranks);
+    CHECK(alt.ranks == c.ranks);
+    CHECK_THAT(joined(alt.notes), Contains(c.said));
   }
-  SECTION("SLURM_NTASKS") {
-    const AltDocument alt = alt_file(nccl_tests("ranks-slurm-shown-2.txt"), "", 8);
-    CHECK(alt.ranks == 8);
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains(
-            "ranks: 8 = 8 processes x 1 thread x 1 GPU (nThread 1 nGpus 1; the processes from SLURM_NTASKS=8 at line 2)"));
-  }
-  SECTION("one process of 8 GPUs: the command line runs the program without a launcher") {
-    const AltDocument alt = alt_file(nccl_tests("ranks-one-process-8-gpus.txt"), "", 8);
-    CHECK(alt.ranks == 8);
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains(
-            "ranks: 8 = 1 process x 1 thread x 8 GPUs (nThread 1 nGpus 8; one process: the command at line 1 runs all_reduce_perf without a launcher)"));
-  }
-  SECTION("the world size") {
-    const AltDocument alt = alt_file(nccl_tests("ranks-world-size.txt"), "", 8);
-    CHECK(alt.ranks == 8);
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains(
-            "ranks: 8 = 4 processes x 1 thread x 2 GPUs (nThread 1 nGpus 2; the processes from WORLD_SIZE=4 at line 1)"));
-  }
-  SECTION("the rank lines only where nothing else says") {
-    const AltDocument alt = alt_file(nccl_tests("two-runs-8-and-16-ranks.txt"), "", 16);
-    CHECK(alt.ranks == 16);
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains("ranks: 16, from the '#  Rank' lines (ranks 0 .. 15; the output says no process count)"));
-  }
-  SECTION("the -J file's header") {
-    const AltDocument alt = alt_file(nccl_tests("all_gather-2proc-4gpu-graph.json"), "", 8);
-    CHECK(alt.ranks == 8);
-    CHECK_THAT(
-        joined(alt.notes),
-        Contains(
-            "ranks: 8 = 2 processes x 1 thread x 4 GPUs (the -J file's config: its devices, nthreads, ngpus)"));
-  }
+  // mpirun's -H names two hosts; the rank lines shown, one.
+  CHECK(alt_file(nccl_tests("ranks-16-shown-4.txt"), "", 16).hosts == 2);
 }
 
 TEST_CASE("nccl-tests pasted: a cut row is named by what it was", "[predict]") {
