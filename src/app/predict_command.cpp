@@ -1,6 +1,7 @@
 // The predict command: read the base and the alternatives, predict, write predict.json, .md and .csv.
 #include "app/predict_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void print_summary(const PredictResult& r, std::ostream& out) {
+void print_summary(const PredictDocument& r, std::ostream& out) {
   out << fmt::format("predict: base {} ({}, {} level(s)); {}\n", r.base.path, r.base.format,
                      r.base.levels.size(), r.base.step_what);
   for (const std::string& note : r.base.notes) out << "  note: " << note << "\n";
@@ -44,7 +45,7 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
     throw UsageError(
         fmt::format("predict: {} --kind for {} --with: one kind per alternative, in order ('-' for none)",
                     options.kinds.size(), options.alt_paths.size()));
-  PredictResult result;
+  PredictDocument result;
   result.tool_version = kVersion;
   result.git_sha = git_sha();
   result.created_at = utc_now_iso8601();
@@ -69,8 +70,7 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   ensure_writable_directory(options.out_dir);
   const fs::path dir(options.out_dir);
   const std::string json_path = (dir / "predict.json").string();
-  write_file_atomically(
-      json_path, predict_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_file_atomically(json_path, predict_json_text(result));
   write_file_atomically((dir / "predict.md").string(), predict_markdown(result));
   write_file_atomically((dir / "predict.csv").string(), predict_csv(result));
   print_summary(result, out);
@@ -78,7 +78,13 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   // tools/plot-predict: the base and each alternative stacked by kind, per level.
   if (options.plots)
     run_tool_plot("plot-predict", "K25_PLOT_PREDICT_SCRIPT", json_path, options.out_dir, out);
-  return 0;
+  const bool predicted =
+      std::any_of(result.alternatives.begin(), result.alternatives.end(), [](const auto& a) {
+        return std::any_of(a.levels.begin(), a.levels.end(), [](const auto& l) { return l.refused.empty(); });
+      });
+  if (predicted) return 0;
+  out << "predict: nothing predicted: every level of every alternative was refused (each headline says why)\n";
+  return 1;
 }
 
 }  // namespace k25

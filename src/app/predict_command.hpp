@@ -20,8 +20,9 @@ struct PredictCommandOptions {
   std::string command_line;
 };
 
-// Returns 0. Throws UsageError (exit 2) for a bad input (one line naming the file), more --label than --with,
-// no --with; RuntimeFault (exit 3) when the output cannot be written.
+// Returns 0, or 1 where nothing was predicted (every level of every alternative refused: the files are
+// written, each refusal said). Throws UsageError (exit 2) for a bad input (one line naming the file), more
+// --label than --with, no --with; RuntimeFault (exit 3) when the output cannot be written.
 int run_predict_command(const PredictCommandOptions& options, std::ostream& out);
 
 }  // namespace k25

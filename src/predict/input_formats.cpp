@@ -9,6 +9,7 @@
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
 #include "common/whole_file.hpp"
+#include "predict/capture_base_caveats.hpp"
 #include "predict/capture_base_reader.hpp"
 #include "predict/csv_alt_reader.hpp"
 #include "predict/report_inputs.hpp"
@@ -70,11 +71,16 @@ const std::vector<BaseFormat>& base_formats() {
   static const std::vector<BaseFormat> formats{
       {"capture.json",
        "`k25comm capture TRACES... [--serve SERVE.json]` on the live server's profiler traces (docs/capture.md)",
-       "each step group of the trace (decode, else unknown phase, else prefill): its wall time p50 (p90), or TPOT where the capture's serve figures give one; with the ranks on one clock, each op's transfer after the last rank's start from `trace.join`, the wait the rest",
-       is_capture, [](const PredictInput& f) { return base_from_capture(f.json, f.path); }},
+       "each step group of the trace (decode, else unknown phase, else prefill): its wall time p50 (p90), or TPOT where the capture's serve figures give one; with the ranks on one clock, each op's transfer after the last rank's start from `trace.join`, the wait the rest; a prefill step, a size from `--model`'s config, one rank said in every headline",
+       is_capture,
+       [](const PredictInput& f) {
+         BaseDocument base = base_from_capture(f.json, f.path);
+         add_capture_caveats(f.json, base);
+         return base;
+       }},
       {"report.json",
        "a k25comm run: `--phases serve,allreduce,...` (serve + replay), a replay alone, or `k25comm report comm/report.json --serve serve/report.json` (the merge)",
-       "each serve concurrency C (TPOT p50, the attribution's communication at T = C), else each measured token count (the step); with the decode mode (`--modes eager,decode`) each op's wait, its decode op less the eager burst's op",
+       "each serve concurrency C (TPOT p50, the replay's communication at T = C: its decode mode's where it ran one, else the attribution's), else each measured token count (the step); with the decode mode (`--modes eager,decode`) each op's wait, its decode op less the eager burst's op; its headline tags (host transport, oversubscribed, emulated, one rank) in every headline",
        is_report,
        [](const PredictInput& f) { return base_from_report(parse_report_text(f.text, f.path), f.path); }},
   };
@@ -99,14 +105,18 @@ const std::vector<AltFormat>& alt_formats() {
        }},
       {"nccl-tests text",
        "`all_reduce_perf -b 8K -e 4M -f 2 -d bfloat16 > all_reduce.txt`, or its output pasted (any version)",
-       "the out-of-place time per size and type (-d all: the base's type; -o all: sum); the kind from its `# Collective test starting:` line (else --kind, the *_perf program it names, the file name), the ranks from its `#  Rank` lines",
+       "the out-of-place time per size and type (-d all: the base's type; -o all: sum); the kind from its `# Collective test starting:` line (else --kind, the *_perf program it names, the file name); the ranks processes (mpirun/srun -n, SLURM_NTASKS, WORLD_SIZE; a command without a launcher: one) x `nThread` x `nGpus`, its `#  Rank` lines only where nothing else says, the source said",
        is_nccl_tests_text,
        [](const PredictInput& f, const AltReadContext& c) {
          return alt_from_nccl_tests_text(f.text, f.path, c);
        }},
-      {"CSV", "written by hand from any published table",
-       "columns `kind,bytes,op_us` and optionally `p90` (or `op_us_p90`), `dtype`, `overlap` (additive or overlapping); `#` lines are comments",
-       is_csv, [](const PredictInput& f, const AltReadContext&) { return alt_from_csv(f.text, f.path); }},
+      {"CSV",
+       "written by hand from any published table, or copied from capture.json's rows (a rank's part: `bytes_per` rank)",
+       "columns `kind,bytes,op_us` and optionally `p90` (or `op_us_p90`), `dtype`, `overlap` (additive or overlapping), `bytes_per` (`op`, or `rank`: a rank's part, as capture.json's rows give it) and `ranks`; `#` lines are comments, but `# bytes_per: rank` and `# ranks: N`",
+       is_csv,
+       [](const PredictInput& f, const AltReadContext& c) {
+         return alt_from_csv(f.text, f.path, c.base_ranks);
+       }},
   };
   return formats;
 }

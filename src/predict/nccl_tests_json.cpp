@@ -1,10 +1,13 @@
 // nccl-tests' -J file read into one run (src/util.cu of NVIDIA/nccl-tests writes it).
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "common/count_noun.hpp"
 #include "common/error.hpp"
 #include "predict/kind_names.hpp"
+#include "predict/nccl_tests_launch.hpp"
 #include "predict/nccl_tests_runs.hpp"
 
 namespace k25 {
@@ -42,7 +45,8 @@ std::string json_program_kind(const json& doc) {
 }
 
 int config_count(const json& config, const char* key) {
-  return config.contains(key) && config[key].is_number_integer() ? std::max(1, config[key].get<int>()) : 1;
+  if (!config.contains(key) || !config[key].is_number_integer()) return 1;
+  return static_cast<int>(std::clamp<long long>(config[key].get<long long>(), 1, kMaxRankCount));
 }
 
 // Ranks: one devices entry per process (the root parses each process's first "#  Rank" line), each with
@@ -53,7 +57,11 @@ void read_config(const json& doc, NcclTestsRun& run) {
   if (config.contains("graph") && config["graph"].is_number()) run.graph = config["graph"].get<double>() > 0;
   if (!config.contains("devices") || !config["devices"].is_array()) return;
   const auto processes = static_cast<int>(config["devices"].size());
-  run.ranks = processes * config_count(config, "nthreads") * config_count(config, "ngpus");
+  const int threads = config_count(config, "nthreads"), gpus = config_count(config, "ngpus");
+  run.ranks = static_cast<int>(std::min<long long>(1LL * processes * threads * gpus, kMaxRankCount));
+  run.ranks_source = fmt::format("{} = {} x {} x {} (the -J file's config: its devices, nthreads, ngpus)",
+                                 run.ranks, count_noun(processes, "process", "processes"),
+                                 count_noun(threads, "thread"), count_noun(gpus, "GPU"));
   std::set<std::string> hosts;
   for (const json& d : config["devices"])
     if (d.is_object() && d.contains("hostname") && d["hostname"].is_string())

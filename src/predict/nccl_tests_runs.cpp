@@ -44,13 +44,18 @@ std::string resolve_kind(const NcclTestsRun& run, const std::string& path, const
     kind = from_name;
     source = "its file name";
   } else {
-    throw UsageError(
-        path +
-        ": nccl-tests output without its '# Collective test starting: NAME' line (nccl-tests before 2.16.7 prints none), no *_perf program named in it, and no collective in its file name: give --kind KIND");
+    throw UsageError(fmt::format(
+        "{}: {} without its 'Collective test starting: NAME' line ({}), no *_perf program named in it, and no collective in its file name: give --kind KIND",
+        path, run.version.empty() ? "nccl-tests output" : "nccl-tests " + run.version + " output",
+        run.version.empty() ? "nccl-tests before 2.16.7 prints none"
+                            : "that version prints one: the paste left it out"));
   }
-  const std::string line =
-      fmt::format("the collective, {}, from {} (the output, older than nccl-tests 2.16.7, does not say it)",
-                  kind_title(kind), source);
+  const std::string missing =
+      run.version.empty()
+          ? "the output has no 'Collective test starting:' line and says no version: nccl-tests before 2.16.7 prints neither"
+          : fmt::format("nccl-tests {} prints a 'Collective test starting:' line; this output has none",
+                        run.version);
+  const std::string line = fmt::format("the collective, {}, from {} ({})", kind_title(kind), source, missing);
   if (std::find(notes.begin(), notes.end(), line) == notes.end()) notes.push_back(line);
   return kind;
 }
@@ -126,6 +131,9 @@ AltDocument alt_from_nccl_tests_runs(const std::vector<NcclTestsRun>& runs, cons
   std::set<bool> graph;
   for (const std::string& kind : kind_order) {
     const NcclTestsRun& run = choose_run(by_kind[kind], kind, path, context, notes);
+    if (const std::string said = "ranks: " + run.ranks_source;
+        std::find(notes.begin(), notes.end(), said) == notes.end())
+      notes.push_back(said);
     if (run.ranks > 0) ranks.insert(run.ranks);
     if (run.hosts > 0) hosts.insert(run.hosts);
     if (run.graph) graph.insert(*run.graph);

@@ -18,10 +18,12 @@ struct NcclTestsRow {
 
 // One run of a *_perf program: its table's rows and what the run says of itself.
 struct NcclTestsRun {
-  std::string kind;           // normalized, from the run's own words; empty where it does not say
-  int ranks = 0, hosts = 0;   // 0: not said
-  std::optional<bool> graph;  // -G launches (> 0); empty where not said
-  int line = 0;               // where its table starts (JSON: 0)
+  std::string kind;          // normalized, from the run's own words; empty where it does not say
+  std::string version;       // "2.19.6" from its "nccl-tests version" line; empty where it has none
+  int ranks = 0, hosts = 0;  // 0: not said
+  std::string ranks_source = "not said";  // the count and where it came from (nccl_tests_launch.hpp)
+  std::optional<bool> graph;              // -G launches (> 0); empty where not said
+  int line = 0;                           // where its table starts (JSON: 0)
   std::vector<NcclTestsRow> rows;
 };
 

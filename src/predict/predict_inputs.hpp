@@ -28,14 +28,15 @@ struct BaseJoin {
 
 // One collective kind of the base's step at one batch.
 struct BaseKind {
-  std::string kind;         // normalized (kind_names.hpp): "allreduce", "alltoallv", "allgather", ...
-  std::string name;         // what the output calls it: the kind's title, or a replay's phase ("dispatch")
-  std::string dtype;        // "bf16", "fp32", ...; empty where the base does not say
-  std::string launch;       // "graph" | "eager"; empty where the base does not say
-  double bytes = 0;         // per op, as nccl-tests counts an op's size (common/collective_kind)
-  double ops_per_step = 0;  // ops of this kind in one step
-  double comm_us = 0;       // this kind's communication in one step, p50 (the join's wait included)
-  double hidden_us = 0;     // of comm_us, the part that ran beside compute (overlapped), p50
+  std::string kind;    // normalized (kind_names.hpp): "allreduce", "alltoallv", "allgather", ...
+  std::string name;    // what the output calls it: the kind's title, or a replay's phase ("dispatch")
+  std::string dtype;   // "bf16", "fp32", ...; empty where the base does not say
+  std::string launch;  // "graph" | "eager"; empty where the base does not say
+  double bytes = 0;    // per op, as nccl-tests counts an op's size (common/collective_kind)
+  bool size_from_config = false;  // the size is a config's (capture --model), not the trace's: said
+  double ops_per_step = 0;        // ops of this kind in one step
+  double comm_us = 0;             // this kind's communication in one step, p50 (the join's wait included)
+  double hidden_us = 0;           // of comm_us, the part that ran beside compute (overlapped), p50
   // Where the base has the ranks on one clock (or measured its replay with and without a join): each op's
   // wait + transfer, with ops_per_step x (wait + transfer) = comm_us. None: no join information.
   std::optional<BaseJoin> join;
@@ -49,7 +50,10 @@ struct BaseLevel {
   double step_p90_us = 0;          // the same at p90 (= p50 where the base has no distribution)
   bool step_is_tpot = false;       // step_us is a measured TPOT (serve), not a step's wall time
   std::vector<BaseKind> kinds;     // in the base's order
-  std::vector<std::string> notes;  // caveats of this level
+  std::vector<std::string> notes;  // what was read and how, at this level
+  // What changes the meaning of this level's figures, said in every headline's tag ("a prefill step set
+  // against decode TPOT", "AllReduce's size from the --model config, not the trace").
+  std::vector<std::string> caveats;
 };
 
 struct BaseDocument {
@@ -62,6 +66,10 @@ struct BaseDocument {
   std::string shape;
   std::vector<BaseLevel> levels;
   std::vector<std::string> notes;
+  // What changes the meaning of every level's figures, said in every headline's tag: the base's own
+  // headline tags ("host transport", "oversubscribed: 8 ranks on 2 cores", "emulated ranks", "one rank:
+  // nothing crosses a link").
+  std::vector<std::string> caveats;
 };
 
 // How an alternative's transfer lies against the ranks' wait: additive (a ring or tree: it cannot start

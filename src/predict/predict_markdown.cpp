@@ -14,8 +14,8 @@ std::string unit_cell(double us, bool tpot) {
 std::string base_kinds_cell(const BaseLevel& level) {
   std::vector<std::string> parts;
   for (const BaseKind& k : level.kinds)
-    parts.push_back(
-        fmt::format("{} {:g} x {:.0f} B: {:.1f} us", k.name, k.ops_per_step, k.bytes, k.exposed_us()));
+    parts.push_back(fmt::format("{} {:g} x {:.0f} B{}: {:.1f} us", k.name, k.ops_per_step, k.bytes,
+                                k.size_from_config ? " (size from the --model config)" : "", k.exposed_us()));
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
@@ -36,7 +36,7 @@ std::string alt_cell(const LevelPrediction& l) {
   return cell;
 }
 
-void write_table(const PredictResult& r, std::string& md) {
+void write_table(const PredictDocument& r, std::string& md) {
   md += "| batch | base step (measured) | base exposed communication |";
   for (const AltPrediction& a : r.alternatives) md += fmt::format(" {} (predicted) |", a.label);
   md += "\n|---|---|---|";
@@ -92,11 +92,12 @@ const std::vector<std::string>& model_lines() {
   return lines;
 }
 
-std::string predict_markdown(const PredictResult& r) {
+std::string predict_markdown(const PredictDocument& r) {
   std::string md = "# k25comm predict\n\n";
   for (const AltPrediction& a : r.alternatives) md += "**" + a.headline + "**\n\n";
   md += fmt::format("Base: `{}` ({}), the step: {}; ranks: {}.\n\n", r.base.path, r.base.format,
                     r.base.step_what, r.base.ranks > 0 ? std::to_string(r.base.ranks) : "not said");
+  for (const std::string& c : r.base.caveats) md += "- **caveat**: " + c + "\n";
   for (const std::string& n : r.base.notes) md += "- " + n + "\n";
   md += "\nPredicted, not measured: each figure below comes from the model that follows.\n\n";
   write_table(r, md);

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "predict/step_prediction.hpp"
 
@@ -27,6 +28,16 @@ std::string change_text(double before_us, double after_us) {
 
 }  // namespace
 
+std::string step_text(const LevelPrediction& level, double us) {
+  const bool ms = level.step_is_tpot || level.base_step_us >= 1000;
+  return in_unit(us, ms) + (ms ? " ms" : " us");
+}
+
+bool same_in_headline(const LevelPrediction& level, double a_us, double b_us) {
+  return step_text(level, a_us) == step_text(level, b_us) &&
+         change_text(level.base_step_us, a_us) == change_text(level.base_step_us, b_us);
+}
+
 std::string level_name(int batch, bool step_is_tpot) {
   if (batch <= 0) return "batch not said";
   return fmt::format("{}={}", step_is_tpot ? "C" : "T", batch);
@@ -43,6 +54,7 @@ std::string prediction_tag(const LevelPrediction& level) {
     tag += fmt::format("{}: {}", to_string(level.low), level.why);
   if (any_source(level, OpSource::extrapolated)) tag += ", extrapolated";
   if (any_source(level, OpSource::kept)) tag += ", partial: some kinds kept at the base's time";
+  if (!level.caveats.empty()) tag += fmt::format("; the base: {}", fmt::join(level.caveats, "; "));
   return tag + "]";
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -35,10 +36,51 @@ OpSource op_source(EstimateSource source) {
   }
 }
 
+// The smallest op of a curve, p50 or p90: no op takes less at a smaller size.
+double smallest_op(const AltCurve& curve, bool p90) {
+  double smallest = 0;
+  for (const AltPoint& p : curve.points) {
+    const double op = p90 ? p.op_p90_us.value_or(p.op_us) : p.op_us;
+    smallest = smallest == 0 ? op : std::min(smallest, op);
+  }
+  return smallest;
+}
+
+// An op outside the curve's measured sizes kept within what a link can do: below them no faster than its
+// smallest measured op (latency does not fall below it), above them no slower than the bandwidth of its
+// largest size (bandwidth does not fall as sizes grow); said in `notes` where a bound holds it.
+AltOp bounded_extrapolation(const AltCurve& curve, double bytes, AltOp op, const std::string& label,
+                            std::vector<std::string>& notes) {
+  const AltPoint &first = curve.points.front(), &last = curve.points.back();
+  const std::string range = fmt::format("{}'s measured {:.0f} .. {:.0f} B", label, first.bytes, last.bytes);
+  const std::string title = kind_title(curve.kind);
+  if (bytes < first.bytes) {
+    const double floor50 = smallest_op(curve, false), floor90 = smallest_op(curve, true);
+    if (op.p50 < floor50)
+      notes.push_back(fmt::format(
+          "{} at {:.0f} B: below {}: its smallest measured op, {:.2f} us (an op takes no less at a smaller size)",
+          title, bytes, range, floor50));
+    op.p50 = std::max(op.p50, floor50);
+    op.p90 = std::max({op.p90, floor90, op.p50});
+  } else if (bytes > last.bytes) {
+    const double line50 = last.op_us * bytes / last.bytes;
+    const double line90 = last.op_p90_us.value_or(last.op_us) * bytes / last.bytes;
+    if (op.p50 > line50)
+      notes.push_back(fmt::format(
+          "{} at {:.0f} B: above {}: bounded by the bandwidth of its largest size ({:.2f} GB/s): {:.2f} us",
+          title, bytes, range, last.bytes / last.op_us / 1e3, line50));
+    op.p50 = std::max(std::min(op.p50, line50), smallest_op(curve, false));
+    op.p90 = std::max(std::min(op.p90, line90), op.p50);
+  }
+  return op;
+}
+
 // The curve's op at `bytes` on log-log axes; a one-point curve at another size only with --extrapolate (as
-// flat). Empty, with `refusal` said, where the size cannot be had.
+// flat), and a size outside the measured ones only with it, bounded (bounded_extrapolation). Empty, with
+// `refusal` said, where the size cannot be had.
 std::optional<AltOp> alt_op_at(const AltCurve& curve, double bytes, const std::string& label,
-                               const PredictOptions& options, std::string& refusal) {
+                               const PredictOptions& options, std::string& refusal,
+                               std::vector<std::string>& notes) {
   std::vector<CurvePoint> p50, p90;
   for (const AltPoint& p : curve.points) {
     p50.push_back({p.bytes, p.op_us});
@@ -59,13 +101,14 @@ std::optional<AltOp> alt_op_at(const AltCurve& curve, double bytes, const std::s
   const std::optional<CurveEstimate> at50 = LogLogCurve(p50).at(bytes), at90 = LogLogCurve(p90).at(bytes);
   if (!at50 || !at90) return std::nullopt;
   const AltOp op{at50->value, std::max(at50->value, at90->value), op_source(at50->source), curve.overlap};
-  if (op.source == OpSource::extrapolated && !options.allow_extrapolation) {
+  if (op.source != OpSource::extrapolated) return op;
+  if (!options.allow_extrapolation) {
     refusal = fmt::format(
         "{} at {:.0f} B lies outside {}'s measured {:.0f} .. {:.0f} B (--extrapolate labels it instead)",
         title, bytes, label, curve.points.front().bytes, curve.points.back().bytes);
     return std::nullopt;
   }
-  return op;
+  return bounded_extrapolation(curve, bytes, op, label, notes);
 }
 
 KindEstimate kept_at_base(const BaseKind& k) {
@@ -170,7 +213,7 @@ std::vector<std::optional<AltOp>> alt_ops(const BaseLevel& level, const std::vec
     else if (k.bytes <= 0)
       notes.push_back(fmt::format("{}: the base does not give its size: kept at the base's time", k.name));
     else
-      op = alt_op_at(*curve, k.bytes, label, options, refusal);
+      op = alt_op_at(*curve, k.bytes, label, options, refusal, notes);
     if (!refusal.empty() && refused.empty()) refused = refusal;
     ops.push_back(op);
   }
@@ -199,6 +242,29 @@ std::optional<StepEstimate> measured_shape_estimate(const BaseDocument& base, co
     return std::nullopt;
   }
   return estimate_step(level, ops, PredictMethod::measured_shape);
+}
+
+// Why the overlapping and additive ends of `out` are one figure, in words; empty where the headline would
+// show them apart: the base's wait is 0 for the kinds whose overlap is not said (nothing for their transfer
+// to overlap), or their communication stays hidden behind compute either way, or the two differ by less than
+// the headline shows.
+std::string ends_agree(const BaseLevel& level, const std::vector<std::optional<AltOp>>& ops,
+                       const LevelPrediction& out, const std::vector<std::string>& undeclared) {
+  const StepEstimate &low = *out.estimate(PredictMethod::overlapping),
+                     &high = *out.estimate(PredictMethod::additive);
+  if (!same_in_headline(out, low.step_us, high.step_us)) return {};
+  bool no_wait = true, hidden = true;
+  for (std::size_t i = 0; i < level.kinds.size(); ++i) {
+    if (!ops[i] || ops[i]->overlap != AltOverlap::unknown) continue;
+    no_wait &= level.kinds[i].join && level.kinds[i].join->wait_us == 0;
+    hidden &= low.kinds[i].new_exposed_us == 0 && high.kinds[i].new_exposed_us == 0;
+  }
+  const std::string names = fmt::format("{}", fmt::join(undeclared, ", "));
+  if (no_wait)
+    return fmt::format("the base's wait for {} is 0 us per op: nothing for the transfer to overlap", names);
+  if (hidden) return fmt::format("{} stays hidden behind compute either way", names);
+  return fmt::format("they differ by {:.1f} us ({:.2f} % of the step), less than the headline shows",
+                     high.step_us - low.step_us, (high.step_us - low.step_us) / level.step_us * 100);
 }
 
 // The predicted figure's ends and why, from the estimates made.
@@ -241,6 +307,65 @@ void choose_prediction(const BaseLevel& level, const std::vector<std::optional<A
   out.why = fmt::format(
       "how {}'s {} lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it",
       label, fmt::join(undeclared, ", "));
+  if (const std::string agree = ends_agree(level, ops, out, undeclared); !agree.empty()) {
+    out.low = out.high = PredictMethod::additive;
+    out.why = "overlapping and additive agree: " + agree;
+  }
+}
+
+// Where the alternative's op of a kind came from, in words: "extrapolated from nv's 1024 .. 4096 B".
+std::string op_origin(const KindEstimate& k, const BaseKind& base_kind, const AltDocument& alt) {
+  std::string why_not;
+  const AltCurve* curve = find_curve(alt.curves, base_kind, why_not);
+  if (curve == nullptr || curve->points.empty()) return to_string(k.source);
+  const double first = curve->points.front().bytes, last = curve->points.back().bytes;
+  return first == last
+             ? fmt::format("{} from {}'s {:.0f} B", to_string(k.source), alt.label, first)
+             : fmt::format("{} from {}'s {:.0f} .. {:.0f} B", to_string(k.source), alt.label, first, last);
+}
+
+// Refuses a level whose predicted TPOT (either end) is more than kImplausibleFactor times the base's, or less
+// than its 1/kImplausibleFactor, or nothing, and a step (no TPOT: a replay's or a trace's step, whose
+// communication may be most of it) moved that far by an extrapolated op: saying the figures and the kind
+// whose op made it. A step moved that far by measured ops is what the alternative measured (a link 20x
+// slower).
+void refuse_implausible(const BaseLevel& level, const AltDocument& alt, LevelPrediction& out) {
+  if (!out.refused.empty() || out.base_step_us <= 0) return;
+  const StepEstimate* worst = nullptr;
+  double worst_factor = 1;
+  for (const PredictMethod end : {out.low, out.high}) {
+    const StepEstimate& e = *out.estimate(end);
+    const double factor = e.step_us <= 0
+                              ? std::numeric_limits<double>::infinity()
+                              : std::max(e.step_us / out.base_step_us, out.base_step_us / e.step_us);
+    if (factor > worst_factor) {
+      worst = &e;
+      worst_factor = factor;
+    }
+  }
+  if (worst == nullptr || worst_factor <= kImplausibleFactor) return;
+  std::size_t moved = 0;
+  for (std::size_t i = 1; i < worst->kinds.size(); ++i)
+    if (std::abs(worst->kinds[i].new_exposed_us - worst->kinds[i].base_exposed_us) >
+        std::abs(worst->kinds[moved].new_exposed_us - worst->kinds[moved].base_exposed_us))
+      moved = i;
+  const KindEstimate& k = worst->kinds[moved];
+  if (!out.step_is_tpot && k.source != OpSource::extrapolated) return;
+  const std::string ratio =
+      worst->step_us <= 0 ? "nothing: more communication taken out than the step holds"
+      : worst->step_us > out.base_step_us
+          ? fmt::format("{:.1f}x the base's (more than {:g}x)", worst_factor, kImplausibleFactor)
+          : fmt::format("1/{:.1f} of the base's (less than 1/{:g})", worst_factor, kImplausibleFactor);
+  const std::string op = k.alt_op_us ? fmt::format("{} at {:.0f} B taken as {:.2f} us ({})", k.name, k.bytes,
+                                                   *k.alt_op_us, op_origin(k, level.kinds[moved], alt))
+                                     : fmt::format("{} kept at the base's {:.1f} us", k.name, k.base_comm_us);
+  out.refused = fmt::format("implausible: {} {} -> {} is {}: {}; measure {} at the base's sizes",
+                            out.step_is_tpot ? "TPOT" : "step", step_text(out, out.base_step_us),
+                            step_text(out, worst->step_us), ratio, op, alt.label);
+  out.estimates.clear();
+  out.moved_most.clear();
+  out.low = out.high = PredictMethod::back_to_back;
+  out.why.clear();
 }
 
 LevelPrediction predict_level(const BaseDocument& base, const BaseLevel& level, const AltDocument& alt,
@@ -251,6 +376,8 @@ LevelPrediction predict_level(const BaseDocument& base, const BaseLevel& level, 
   out.base_step_us = level.step_us;
   out.base_step_p90_us = level.step_p90_us;
   out.notes = level.notes;
+  out.caveats = base.caveats;
+  out.caveats.insert(out.caveats.end(), level.caveats.begin(), level.caveats.end());
   for (const BaseKind& k : level.kinds) out.base_exposed_us += k.exposed_us();
   const std::vector<std::optional<AltOp>> ops =
       alt_ops(level, alt.curves, alt.label, options, out.refused, out.notes);
@@ -271,6 +398,7 @@ LevelPrediction predict_level(const BaseDocument& base, const BaseLevel& level, 
     out.estimates.push_back(*shaped);
     choose_prediction(level, ops, alt.label, out);
     out.moved_most = moved_most(out.high_estimate());
+    refuse_implausible(level, alt, out);
     return out;
   }
   bool join_for_all = true;
@@ -284,6 +412,7 @@ LevelPrediction predict_level(const BaseDocument& base, const BaseLevel& level, 
   if (shaped) out.estimates.push_back(*shaped);
   choose_prediction(level, ops, alt.label, out);
   out.moved_most = moved_most(out.high_estimate());
+  refuse_implausible(level, alt, out);
   return out;
 }
 

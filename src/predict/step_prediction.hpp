@@ -81,6 +81,7 @@ struct LevelPrediction {
   std::string why;      // why the predicted figure is the one (or the range) it is, in words
   std::string refused;  // why nothing is predicted at this level; empty: predicted
   std::vector<std::string> notes;
+  std::vector<std::string> caveats;     // the base's and this level's (BaseDocument, BaseLevel): in the tag
   std::vector<std::string> moved_most;  // up to 3 kinds whose exposed communication moved most (high end)
   const StepEstimate* estimate(PredictMethod method) const;
   bool is_range() const { return low != high; }
@@ -99,8 +100,16 @@ struct AltPrediction {
 };
 
 struct PredictOptions {
-  bool allow_extrapolation = false;  // sizes outside the alternative's measured range: labelled, not refused
+  // Sizes outside the alternative's measured range: labelled, not refused; bounded by what a link can do
+  // (below the range no faster than its smallest measured op, above it no slower than its largest size's
+  // bandwidth).
+  bool allow_extrapolation = false;
 };
+
+// A predicted TPOT (either end of the figure) more than this many times the base's, or less than its
+// 1/kImplausibleFactor, and a step moved that far by an extrapolated op: refused as implausible, saying which
+// kind's op made it.
+inline constexpr double kImplausibleFactor = 10;
 
 AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, const PredictOptions& options);
 
@@ -108,8 +117,15 @@ AltPrediction predict_with(const BaseDocument& base, const AltDocument& alt, con
 // (a trace's steps without one).
 std::string level_name(int batch, bool step_is_tpot);
 
+// A step or TPOT of `level` in the unit its headline writes: "12.0 ms" (TPOT, or a base step of 1 ms or
+// more), else "850.0 us".
+std::string step_text(const LevelPrediction& level, double us);
+
+// Whether two steps of `level` read the same in its headline (the figure in its unit and the change in %).
+bool same_in_headline(const LevelPrediction& level, double a_us, double b_us);
+
 // "[predicted, range: overlapping .. additive: ...]", "[predicted, back-to-back: ...]", with ", extrapolated"
-// and ", partial" where so; "[refused: ...]".
+// and ", partial" where so, and "; the base: CAVEAT; CAVEAT" where the base has caveats; "[refused: ...]".
 std::string prediction_tag(const LevelPrediction& level);
 
 // Output tokens per second at the level's concurrency from an estimate's TPOT (the same batch and scheduler

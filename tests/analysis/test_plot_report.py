@@ -153,6 +153,21 @@ class PlotTests(unittest.TestCase):
             tops[x] = max(tops.get(x, 0.0), round(patch.get_y() + patch.get_height(), 6))
         self.assertEqual(tops, {0: 4.0, 1: 10.0})  # each bar ends at its step's wall (ms)
 
+    def test_live_step_names_the_step_it_read_never_a_prefill_a_decode_step(self):
+        # Issue 51: an 84 ms prefill (the window's traces held no decode step) was titled "Live decode step".
+        report = copy.deepcopy(self.reports[0][1])
+        def level(c, step, wall_us):
+            return {"concurrency": c, "status": "read", "step": step, "wall_us": wall_us, "comm_share": 0.2,
+                    "level_tpot_ms": 12.0, "classes": [{"class": "communication", "merged_us": wall_us / 5}]}
+        report["live_profile"] = {"levels": [level(1, "prefill of 2048 tokens (batch 1)", 84000.0)]}
+        axes = self.plot.live_step_figure(self.plt, [("r", report)]).axes[0]
+        self.assertNotIn("decode", axes.get_title() + axes.get_ylabel())
+        self.assertIn("C=1: prefill of 2048 tokens (batch 1)", axes.get_title())
+        report["live_profile"] = {"levels": [level(1, "decode step at batch 1", 9000.0),
+                                             level(8, "decode step at batch 8", 12000.0)]}
+        axes = self.plot.live_step_figure(self.plt, [("r", report)]).axes[0]
+        self.assertIn("Live decode step", axes.get_title())
+
     def test_names_come_before_the_labels(self):
         out = os.path.join(WORK, "named")
         shutil.rmtree(out, ignore_errors=True)

@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    if (k25::looks_like_alt_csv(text)) predict_and_render(k25::alt_from_csv(text, "fuzz.csv"));
+    if (k25::looks_like_alt_csv(text)) predict_and_render(k25::alt_from_csv(text, "fuzz.csv", 8));
   } catch (const k25::Error&) {
     // The documented answer to a file predict cannot read (exit 2). Anything else is a finding.
   }

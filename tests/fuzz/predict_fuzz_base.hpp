@@ -3,6 +3,9 @@
 // fuzzed alternative reaches every branch of the model.
 #pragma once
 
+#include <cstdlib>
+
+#include "common/error.hpp"
 #include "predict/predict_document.hpp"
 #include "predict/step_prediction.hpp"
 
@@ -40,15 +43,21 @@ inline k25::BaseDocument predict_fuzz_base() {
 
 // Predicts with `alt` (both with and without extrapolation) and renders every output.
 inline void predict_and_render(const k25::AltDocument& alt) {
-  k25::PredictResult result;
+  k25::check_plausible(alt);  // as read_alt_file does before any prediction
+  k25::PredictDocument result;
   result.base = predict_fuzz_base();
   for (const bool extrapolate : {false, true}) {
     k25::PredictOptions options;
     options.allow_extrapolation = extrapolate;
     result.alternatives.push_back(k25::predict_with(result.base, alt, options));
   }
-  (void)k25::predict_json(result).dump(2, ' ', false,
-                                       nlohmann::json::error_handler_t::replace);  // as the command
+  // As the command writes it, and read back: whatever the writer writes, its one reader reads (a refusal
+  // here is a finding, not the documented answer to bad input).
+  try {
+    (void)k25::read_predict_document(k25::predict_json_text(result), "predict.json");
+  } catch (const k25::Error&) {
+    std::abort();
+  }
   (void)k25::predict_markdown(result);
   (void)k25::predict_csv(result);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "analysis/gaps_from_capture.hpp"
@@ -16,74 +17,11 @@
 #include "predict/predict_document.hpp"
 #include "predict/report_inputs.hpp"
 #include "predict/step_prediction.hpp"
+#include "predict_test_inputs.hpp"
 
 using namespace k25;
+using namespace k25::predict_test;
 using Catch::Matchers::Contains;
-
-namespace {
-
-std::string data(const std::string& name) {
-  return std::string(K25_SOURCE_DIR) + "/tests/predict/data/" + name;
-}
-
-std::string nccl_tests(const std::string& name) {
-  return data("nccl-tests/" + name);
-}
-
-// The capture fixture: decode batch 1, wall 10000 us (p90 11000), TPOT 12 ms; AllReduce 100 x 14336 B, 4000
-// us merged of which 1000 us overlapped (0.25): 40 us per op, of which the join's transfer after the last
-// rank's start 25 us, so a wait of 15 us.
-const BaseDocument& capture_base() {
-  static const BaseDocument base = read_base_file(data("capture.json"));
-  return base;
-}
-
-AltDocument alt_file(const std::string& path, const std::string& label = "", int base_ranks = 2,
-                     const std::string& kind = "") {
-  AltReadContext context;
-  context.base_ranks = base_ranks;
-  context.kind = kind;
-  return read_alt_file(path, label, context);
-}
-
-// A CSV written to a temporary file, read as an alternative.
-AltDocument alt_csv(const std::string& text, const std::string& label) {
-  const std::string path = std::string(K25_BINARY_DIR) + "/" + label + ".csv";
-  std::ofstream(path) << text;
-  return alt_file(path, label);
-}
-
-PhaseResult result(Phase phase, TimingMode mode, int tokens, double op_us, double step_us) {
-  PhaseResult r;
-  r.phase = phase;
-  r.mode = mode;
-  r.tokens = r.requested_tokens = tokens;
-  r.ops_per_step = 100;
-  r.bytes_per_op = 14336ULL * static_cast<unsigned>(tokens);
-  r.op_us.p50 = op_us;
-  r.op_us.p90 = op_us * 1.5;
-  r.step_us.p50 = step_us;
-  r.step_us.p90 = step_us + 100;
-  r.ranks = 2;
-  return r;
-}
-
-PhaseResult decode_result(int tokens, double comm_us, const std::string& shape) {
-  PhaseResult decode = result(Phase::allreduce, TimingMode::decode, tokens, 35, comm_us + 2000);
-  decode.decode = DecodeFigures{};
-  decode.decode->comm_us.p50 = comm_us;
-  decode.decode->comm_us.p90 = comm_us + 200;
-  decode.decode->shape = shape;
-  return decode;
-}
-
-const StepEstimate& estimate(const LevelPrediction& l, PredictMethod method) {
-  const StepEstimate* e = l.estimate(method);
-  REQUIRE(e != nullptr);
-  return *e;
-}
-
-}  // namespace
 
 TEST_CASE("predict reads a capture's decode step, its overlap and each op split into wait and transfer",
           "[predict]") {
@@ -256,7 +194,7 @@ TEST_CASE("nccl-tests outputs as people paste them: versions, -d all, -o all, pr
     const AltDocument alt = alt_file(nccl_tests("redops-all.txt"));
     REQUIRE(alt.curves[0].points.size() == 1);
     CHECK(alt.curves[0].points[0].op_us == 10);
-    CHECK_THAT(alt.notes.front(),
+    CHECK_THAT(joined(alt.notes),
                Contains("reductions avg, max, min, prod, sum measured (-o all): the sum rows read"));
   }
   SECTION("several runs of one kind: the base's rank count chooses, never merged") {
@@ -386,7 +324,7 @@ TEST_CASE(
   CHECK(estimate(l, PredictMethod::additive).step_p90_us == 5100 - 3000 + 100 * (10 + 51));
   CHECK(
       p.headline ==
-      "on tcp: step at T=1 5.0 -> 7.0 .. 8.0 ms (+40 .. +60 %) [predicted, range: overlapping .. additive: how tcp's AllReduce lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it]");
+      "on tcp: step at T=1 5.0 -> 7.0 .. 8.0 ms (+40 .. +60 %) [predicted, range: overlapping .. additive: how tcp's AllReduce lies against the ranks' wait is not said: a one-shot push overlaps it, a ring adds to it; the base: host transport]");
   CHECK_FALSE(output_tokens_per_s(l, l.high_estimate()));  // a step, not TPOT
 }
 
@@ -514,15 +452,15 @@ TEST_CASE("predict refuses what no link can do, a raw trace as the base, and bad
       read_base_file(trace),
       Contains("rank0.pt.trace.json: a PyTorch profiler (Kineto) trace, not a base: run `k25comm capture`"));
   CHECK_THROWS_WITH(
-      alt_from_csv("kind,bytes\nallreduce,10\n", "a.csv"),
-      "a.csv: CSV without a 'op_us' column (columns: kind, bytes, op_us[, p90][, dtype][, overlap])");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,10,-3\n", "a.csv"),
+      alt_from_csv("kind,bytes\nallreduce,10\n", "a.csv", 2),
+      "a.csv: CSV without a 'op_us' column (columns: kind, bytes, op_us[, p90][, dtype][, overlap][, bytes_per][, ranks])");
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,10,-3\n", "a.csv", 2),
                     "a.csv:2: op_us -3 is not positive");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,ten,3\n", "a.csv"),
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\nallreduce,ten,3\n", "a.csv", 2),
                     "a.csv:2: bytes 'ten' is not a number");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us,p90\nallreduce,10,3,2\n", "a.csv"),
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us,p90\nallreduce,10,3,2\n", "a.csv", 2),
                     "a.csv:2: p90 is below op_us");
-  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\n", "a.csv"), "a.csv: CSV without a row of figures");
+  CHECK_THROWS_WITH(alt_from_csv("kind,bytes,op_us\n", "a.csv", 2), "a.csv: CSV without a row of figures");
   // A "Rank" line whose number is no rank (out of int's range, a fraction) is not a rank line: the table
   // still reads (the sanitized build catches a cast out of range here; the fuzzer found it).
   const AltDocument odd_ranks = alt_from_nccl_tests_text(
@@ -549,11 +487,11 @@ TEST_CASE("predict refuses what no link can do, a raw trace as the base, and bad
 }
 
 TEST_CASE("predict.json carries its schema version, the model, the range and every estimate", "[predict]") {
-  PredictResult r;
+  PredictDocument r;
   r.base = capture_base();
   r.alternatives.push_back(predict_with(r.base, alt_file(data("nvlink.csv"), "nv"), {}));
   const nlohmann::json j = predict_json(r);
-  CHECK(j["schema_version"] == 2);
+  CHECK(j["schema_version"] == kPredictSchemaVersion);
   CHECK(j["model"].size() == model_lines().size());
   CHECK(j["base"]["levels"][0]["kinds"][0]["join"]["wait_us"] == 15.0);
   const nlohmann::json& level = j["alternatives"][0]["levels"][0];
@@ -571,6 +509,59 @@ TEST_CASE("predict.json carries its schema version, the model, the range and eve
   CHECK_THAT(csv, Contains("nv,1,tpot,additive,high,12000.0,3000.0,1479.79"));
   CHECK_THAT(csv, Contains("nv,1,tpot,overlapping,low,12000.0,3000.0,500.0,9500.0,"));
   CHECK_THAT(csv, Contains("nv,1,tpot,back-to-back,,12000.0,3000.0,0.0,9000.0,"));
+}
+
+TEST_CASE("predict.json reads back through its one document, field for field, from a file the writer wrote",
+          "[predict]") {
+  // Every kind of level: a range (nvlink.csv), one refused (small.csv), one measured with the base's shape.
+  PredictDocument written;
+  written.tool_version = "9.9.9";
+  written.git_sha = "abc1234";
+  written.created_at = "2025-01-01T00:00:00Z";
+  written.command_line = "k25comm predict capture.json --with nvlink.csv";
+  written.base = capture_base();
+  written.alternatives.push_back(predict_with(written.base, alt_file(data("nvlink.csv"), "nv"), {}));
+  written.alternatives.push_back(predict_with(written.base, alt_file(data("small.csv"), "small"), {}));
+  RunReport base_report;
+  base_report.results.push_back(result(Phase::allreduce, TimingMode::eager, 1, 20, 2000));
+  base_report.results.push_back(decode_result(1, 3000, "gap 20 us + 0 us per layer, skew < 60 us, seed 1"));
+  AltDocument shaped = alt_from_report(base_report, "tcp/report.json");
+  shaped.label = "tcp";
+  written.alternatives.push_back(predict_with(base_from_report(base_report, "base.json"), shaped, {}));
+  const std::string path = std::string(K25_BINARY_DIR) + "/round-trip-predict.json";
+  std::ofstream(path) << predict_json_text(written);
+  std::ifstream in(path);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+
+  const PredictDocument read = read_predict_document(text, path);
+  CHECK(predict_json(read) == nlohmann::json::parse(text));  // every member, derived ones derived again
+  CHECK(read.schema_version == kPredictSchemaVersion);
+  CHECK(read.git_sha == "abc1234");
+  REQUIRE(read.base.levels.size() == 1);
+  REQUIRE(read.base.levels[0].kinds[0].join);
+  CHECK(read.base.levels[0].kinds[0].join->wait_us == 15);
+  REQUIRE(read.alternatives.size() == 3);
+  CHECK(read.alternatives[0].levels[0].is_range());
+  CHECK(read.alternatives[0].levels[0].low_estimate().step_us == 9500);
+  CHECK(
+      read.alternatives[1].levels[0].refused ==
+      "AllReduce at 14336 B lies outside small's measured 1024 .. 4096 B (--extrapolate labels it instead)");
+  CHECK(read.alternatives[2].levels[0].low == PredictMethod::measured_shape);
+  CHECK(predict_markdown(read) == predict_markdown(written));
+  CHECK(predict_csv(read) == predict_csv(written));
+
+  // A member the reader names and the file lacks (a writer that renamed it) fails, naming it.
+  nlohmann::json renamed = nlohmann::json::parse(text);
+  renamed["alternatives"][0]["levels"][0]["estimates"]["additive"]["kinds"][0].erase("new_exposed_us");
+  CHECK_THROWS_WITH(read_predict_document(renamed.dump(), "renamed.json"),
+                    Contains("renamed.json: not predict.json as this build writes it") &&
+                        Contains("key 'new_exposed_us' not found"));
+  nlohmann::json other = nlohmann::json::parse(text);
+  other["schema_version"] = 1;
+  CHECK_THROWS_WITH(
+      read_predict_document(other.dump(), "old.json"),
+      "old.json: predict.json schema_version 1, this build reads " + std::to_string(kPredictSchemaVersion));
+  CHECK_THROWS_WITH(read_predict_document("[1]", "a.json"), "a.json: not JSON (predict.json is one object)");
 }
 
 TEST_CASE("predict from a serve and replay report: TPOT per concurrency and tok/s", "[predict]") {

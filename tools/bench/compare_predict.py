@@ -28,6 +28,9 @@ import sys
 from band import parse_band
 
 KINDS = ("identity", "cross-link", "measured-shape")
+# The predict.json versions read here; the members named in per_op and round_ratios are ones the writer writes
+# (ctest predict_python_readers_fields).
+PREDICT_SCHEMA_VERSIONS = (2, 3)
 
 
 def verdict(predicted_ratio, b2b_ratio, band, check_b2b=True):
@@ -55,7 +58,11 @@ def per_op(estimate):
 
 def round_ratios(kind, predict_path, measured_path, number):
     """{tokens: (predicted comm ratio, back-to-back comm ratio or None)} of one round, its table rows printed."""
-    alternative = json.load(open(predict_path))["alternatives"][0]
+    predict = json.load(open(predict_path))
+    if predict.get("schema_version") not in PREDICT_SCHEMA_VERSIONS:
+        raise ValueError(f"{predict_path}: predict.json schema_version {predict.get('schema_version')}, "
+                         f"this script reads {PREDICT_SCHEMA_VERSIONS}")
+    alternative = predict["alternatives"][0]
     measured = measured_points(measured_path)
     ratios = {}
     for level in alternative["levels"]:
