@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/capture_trace_document.hpp"
 #include "analysis/live_step.hpp"
 #include "app/trace_folder_watcher.hpp"
 #include "capture/model/capture_rules.hpp"
-#include "capture/model/trace_result.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {
