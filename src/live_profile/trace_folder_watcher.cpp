@@ -121,7 +121,9 @@ std::optional<WaitEnd> TraceFolderWatcher::ended(double now_s) const {
   double last_change = -1;
   for (const auto& [path, file] : files_)
     if (candidate(file)) last_change = std::max(last_change, file.changed_s);
-  if (found.any_file && found.pending.empty() && now_s - last_change >= rules_.settle_s)
+  // Only a file of this window with GPU events settles the wait: vLLM's frontend writes its host-only trace
+  // first, and what the capture refuses is no rank's.
+  if (!found.files.empty() && found.pending.empty() && now_s - last_change >= rules_.settle_s)
     return WaitEnd::settled;
   if (now_s - began_s_ >= rules_.wait_s) return WaitEnd::deadline;
   return std::nullopt;

@@ -49,7 +49,8 @@ struct WatchRules {
 // Why the wait for a window's files ended.
 enum class WaitEnd {
   all_ranks,  // files of every rank of the world size are whole
-  settled,    // nothing changed for settle_s and nothing is half written
+  settled,    // a file of the window with GPU events came, then nothing changed for settle_s and nothing is
+              // half written (host-only and refused files alone never settle it)
   deadline,   // wait_s passed
 };
 

@@ -1011,6 +1011,21 @@ class LiveProfileTests(ProfileTestCase):
         self.assertIn("# live step C=16: failed: no trace file appeared", done.stdout)
         self.assert_plot_report_reads_written_fields(os.path.join(self.work, "out", "report.json"))
 
+    def test_vllm_frontend_trace_first_the_workers_after_the_settle_time(self):
+        # Issue 51: vLLM's frontend writes its host-only trace at the stop, the workers' files come 4 s later (past
+        # the 1.5 s settle time), rank 1's first, each in two writes: the host-only file never settles a wait, so
+        # every level reads its own two ranks, none late and none failed.
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-frontend-s", "4",
+                             "--trace-order", "reverse")
+        done, report = self.run_three_levels(server, "--profile-settle", "1.5", "--profile-wait", "60")
+        for level, stop in zip(report["live_profile"]["levels"], (1, 2, 3)):
+            self.assertEqual((level["status"], level["note"], len(level["files"])), ("read", "", 2), level)
+            names = [os.path.basename(f) for f in level["files"]]
+            self.assertTrue(all(n.startswith(f"stop{stop}-") and "frontend" not in n for n in names), names)
+            self.assertEqual((level["comm_merged_us"], level["gpu_busy_us"]), (19.0, 35.0))
+        self.assertEqual(sorted(f for f in os.listdir(self.traces) if "frontend" in f),
+                         [f"stop{n}-frontend.async_llm.pt.trace.json" for n in (1, 2, 3)])
+
     def test_vllm_three_levels_of_a_real_rank_0_of_8(self):
         # The real trace (TraceLens' B200 rank 0 of TP 8, ../shared/traces), its timestamps shifted into the window
         # that wrote it: each window has 1 of 8 ranks' files, so each wait ends the settle time after it.
