@@ -8,18 +8,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/capture_document.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {
-
-// Whether `doc` is a capture.json: an object with "capture" and "communicators".
-bool looks_like_capture_json(const nlohmann::json& doc);
 
 // The shapes of the capture's step groups (its decode steps, else its steps of unknown phase): per join group
 // of a kind the replay runs (AllReduce, AllGather, ReduceScatter, All-to-All), gap = (wall p50 - merged
 // communication p50) / ops per step - the ranks' mean arrival p50 (at least 0), and the arrivals per rank.
 // Throws UsageError naming `path` where the capture has no such group joined across two or more ranks, or was
 // written before the join carried the ranks' arrivals.
+std::vector<CapturedShape> shapes_from_capture(const CaptureResult& capture, const std::string& path);
+// The same of capture.json's text as parsed (read_capture_document: UsageError where it is no capture.json).
 std::vector<CapturedShape> shapes_from_capture(const nlohmann::json& doc, const std::string& path);
 
 // One line for the report's notes and the console: what the shapes are and where they came from.

@@ -208,4 +208,9 @@ RunReport merge_serve_report(RunReport comm, const RunReport& serve) {
   return comm;
 }
 
+bool looks_like_report_json(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("results") &&
+         (doc.contains("tool") || doc.contains("schema_version"));
+}
+
 }  // namespace k25

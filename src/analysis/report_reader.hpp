@@ -20,6 +20,10 @@ RunReport read_report_file(const std::string& path);
 // Same, from text already read; `source_name` names it in messages.
 RunReport parse_report_text(const std::string& text, const std::string& source_name);
 
+// Whether `doc` (parsed JSON) is a report.json: an object with "results" and "tool" or "schema_version". For
+// readers that tell formats apart by content (predict's inputs), before parse_report_text reads it.
+bool looks_like_report_json(const nlohmann::json& doc);
+
 // `comm` with the serve results of `serve` (a report of the same model whose serve phase ran), for
 // attribution from two files. Throws UsageError when the models differ or `serve` has no serve levels.
 RunReport merge_serve_report(RunReport comm, const RunReport& serve);

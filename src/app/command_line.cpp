@@ -13,13 +13,13 @@
 
 #include "app/gaps_from_option.hpp"
 #include "app/history_command_line.hpp"
-#include "app/live_profile.hpp"
 #include "build_info.hpp"
 #include "capture/readers/input_formats.hpp"
 #include "common/error.hpp"
 #include "common/redaction.hpp"
 #include "common/shared_files.hpp"
 #include "doctor/readers/input_formats.hpp"
+#include "live_profile/live_capture_join.hpp"
 #include "predict/input_formats.hpp"
 
 namespace k25 {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 #include "config/run_config.hpp"
 
 namespace k25 {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 #include "capture/model/capture_rules.hpp"
 
 namespace k25 {

@@ -71,6 +71,13 @@ bool is_quote(char c) {
   return c == '"' || c == '\'' || c == '`';
 }
 
+// A character of a URL's user-info (RFC 3986: unreserved, percent-encoded, sub-delims, ':'), '=' and quotes
+// left out: they end a "NAME=" or a quoted string before it.
+bool is_user_info_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+         std::string_view("-._~%!$&()*+,;:").find(c) != std::string_view::npos;
+}
+
 // The redacted query of a URL ("a=1&api_key=x", without '?').
 std::string redact_query(std::string_view query) {
   std::string out;
@@ -227,13 +234,17 @@ std::string redact_word(std::string_view word) {
     equals = value_end == 0 ? 0 : value_end - 1;
   }
   redacted.append(body.substr(copied));
-  // "user:password@host" without a scheme (curl reads it as http://), after a "--flag=" or "NAME=" if any.
+  // "user:password@host" without a scheme (curl reads it as http://): the URL user-info characters before the
+  // '@' (after a "--flag=", a "NAME=" or a JSON string's quote), where they hold a ':' and a host follows.
+  // Not in a path ('/' before them) nor in other text: `{"detail":"alice@corp.com` has no user-info.
   const std::size_t at = redacted.rfind('@');
-  if (at != std::string::npos && at > 0 && redacted.find("://") == std::string::npos) {
-    const std::size_t equals = redacted.rfind('=', at - 1);
-    const std::size_t from = equals == std::string::npos ? 0 : equals + 1;
+  if (at != std::string::npos && at > 0 && at + 1 < redacted.size() &&
+      redacted.find("://") == std::string::npos &&
+      (std::isalnum(static_cast<unsigned char>(redacted[at + 1])) != 0 || redacted[at + 1] == '[')) {
+    std::size_t from = at;
+    while (from > 0 && is_user_info_char(redacted[from - 1])) --from;
     const std::string_view user_info = std::string_view(redacted).substr(from, at - from);
-    if (user_info.find(':') != std::string_view::npos && user_info.find('/') == std::string_view::npos &&
+    if ((from == 0 || redacted[from - 1] != '/') && user_info.find(':') != std::string_view::npos &&
         needs_redaction(user_info))
       redacted = redacted.substr(0, from) + std::string(kRedacted) + redacted.substr(at);
   }
@@ -288,6 +299,42 @@ std::string redact_words(std::string_view text) {
   return out;
 }
 
+// `document` with every member of a secret name that holds a string or a number as kRedacted, and every other
+// string through redact_text (nlohmann::json, or ordered_json where a text's members keep their order).
+template <class Json>
+Json redacted_document(Json document, std::span<const std::string> known) {
+  if (document.is_string()) return Json(redact_text(document.template get_ref<const std::string&>(), known));
+  if (document.is_array()) {
+    for (Json& item : document) item = redacted_document(std::move(item), known);
+    return document;
+  }
+  if (!document.is_object()) return document;
+  for (auto member = document.begin(); member != document.end(); ++member) {
+    const bool scalar = member->is_string() || member->is_number();
+    if (scalar && is_secret_name(member.key()) &&
+        !(member->is_string() && !needs_redaction(member->template get_ref<const std::string&>())))
+      *member = std::string(kRedacted);
+    else
+      *member = redacted_document(std::move(*member), known);
+  }
+  return document;
+}
+
+// A text that is a JSON object or array (a server's answer, a document) redacted inside its structure, so
+// that it stays JSON: as it was where nothing in it is secret, else written again (members in their order,
+// indented where it was on several lines). nullopt for any other text.
+std::optional<std::string> redact_json_text(std::string_view text, std::span<const std::string> known) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[')) return std::nullopt;
+  const nlohmann::ordered_json parsed =
+      nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return std::nullopt;
+  const nlohmann::ordered_json redacted = redacted_document(parsed, known);
+  if (redacted == parsed) return std::string(text);
+  const int indent = text.find('\n', first) == std::string_view::npos ? -1 : 2;
+  return redacted.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace
 
 bool is_secret_name(std::string_view name) {
@@ -331,6 +378,7 @@ std::string redact_url(std::string_view url) {
 }
 
 std::string redact_text(std::string_view text, std::span<const std::string> known) {
+  if (std::optional<std::string> document = redact_json_text(text, known)) return *document;
   const std::string without_known = replace_known(text, known);
   const std::string without_urls = replace_each(without_known, next_url);
   const std::string without_headers = replace_each(without_urls, next_authorization);
@@ -357,22 +405,8 @@ std::string redact_command_line(std::span<const std::string> words) {
   return line;
 }
 
-nlohmann::json redact_json(nlohmann::json document) {
-  if (document.is_string()) return redact_text(document.get_ref<const std::string&>());
-  if (document.is_array()) {
-    for (nlohmann::json& item : document) item = redact_json(std::move(item));
-    return document;
-  }
-  if (!document.is_object()) return document;
-  for (auto member = document.begin(); member != document.end(); ++member) {
-    const bool scalar = member->is_string() || member->is_number();
-    if (scalar && is_secret_name(member.key()) &&
-        !(member->is_string() && !needs_redaction(member->get_ref<const std::string&>())))
-      *member = std::string(kRedacted);
-    else
-      *member = redact_json(std::move(*member));
-  }
-  return document;
+nlohmann::json redact_json(nlohmann::json document, std::span<const std::string> known) {
+  return redacted_document(std::move(document), known);
 }
 
 std::map<std::string, std::string> redact_environment(std::map<std::string, std::string> variables) {

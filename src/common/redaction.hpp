@@ -33,8 +33,12 @@ std::string redact_url(std::string_view url);
 
 // Free text (a command line, a message, a log or console line) without secrets: every URL in it as
 // redact_url, the value of a secret-named flag ("--api-key VALUE", "--api-key=VALUE"), NAME=VALUE and "NAME":
-// "VALUE" with a secret NAME, "Bearer TOKEN", "Authorization: ..." to the end of the line, and every one of
-// `known` (of at least 4 characters: shorter ones would hide ordinary words) wherever it stands.
+// "VALUE" with a secret NAME, "Bearer TOKEN", "Authorization: ..." to the end of the line, a scheme-less
+// "user:password@host" (URL user-info characters only: "alice@corp.com" in a sentence is no URL), and every
+// one of `known` (of at least 4 characters: shorter ones would hide ordinary words) wherever it stands. A
+// text that is a JSON object or array (a server's answer) is redacted inside its structure as redact_json
+// does, and stays JSON: unchanged where nothing in it is secret, else written again compactly (indented where
+// it was on several lines), its members in their order.
 std::string redact_text(std::string_view text, std::span<const std::string> known = {});
 
 // The command line to record: the words joined by spaces, the value of each secret-named flag (the next word
@@ -42,8 +46,8 @@ std::string redact_text(std::string_view text, std::span<const std::string> know
 std::string redact_command_line(std::span<const std::string> words);
 
 // `document` without secrets: every member with a secret name holding a string or number becomes
-// "<redacted>", every other string goes through redact_text.
-nlohmann::json redact_json(nlohmann::json document);
+// "<redacted>", every other string goes through redact_text (with `known`).
+nlohmann::json redact_json(nlohmann::json document, std::span<const std::string> known = {});
 
 // Environment variables to record: a secret-named one's value becomes "<redacted>", the others' values go
 // through redact_text.

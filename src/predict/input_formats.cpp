@@ -32,8 +32,7 @@ bool is_capture(const PredictInput& f) {
 }
 
 bool is_report(const PredictInput& f) {
-  return is_json(f) && f.json.is_object() && f.json.contains("results") &&
-         (f.json.contains("tool") || f.json.contains("schema_version"));
+  return is_json(f) && looks_like_report_json(f.json);
 }
 
 bool is_nccl_tests_json(const PredictInput& f) {

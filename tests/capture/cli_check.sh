@@ -41,7 +41,7 @@ for f in capture.json capture.md capture-ops.csv; do [ -s "$out/capture/$f" ] ||
 import json, os, sys
 out = sys.argv[1]
 c = json.load(open(os.path.join(out, "capture.json")))
-assert c["schema_version"] == 2
+assert c["schema_version"] == 3
 comm = c["communicators"][0]
 assert comm["step"]["pattern_text"] == "AllReduce x 8, AllGather x 1", comm["step"]
 assert comm["step"]["decode_steps"] == 7 and comm["step"]["prefill_steps"] == 1

@@ -182,7 +182,7 @@ TEST_CASE("capture: two ranks in v4.0: sequence, join, decode step, prefill and 
   CHECK_THAT(csv, Contains("0x7f8c496ae9f661,9,AllReduce,8,512,22,1,2,0,decode,0\n"));
 
   const nlohmann::json j = r;
-  CHECK(j.at("schema_version") == 2);
+  CHECK(j.at("schema_version") == 3);
   CHECK(j.at("communicators")[0].at("step").at("pattern_text") == "AllReduce x 8, AllGather x 1");
   CHECK(j.at("communicators")[0].at("sampling").at("verdict") == "complete");
   CHECK_THAT(render_capture_markdown(r, {}),

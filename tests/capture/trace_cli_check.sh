@@ -26,7 +26,7 @@ K25COMM=$k25comm "$src/tools/mpirun-k25comm" -np 2 --sizes "$out/step.yaml" --ba
 import csv, json, os, sys
 out = sys.argv[1]
 c = json.load(open(os.path.join(out, "capture.json")))
-assert c["schema_version"] == 2
+assert c["schema_version"] == 3
 assert [f["format"] for f in c["capture"]["inputs"]] == ["kineto", "kineto"], c["capture"]["inputs"]
 t = c["trace"]
 assert t["steps"]["method"] == "engine_marks" and t["steps"]["count"] == 12, t["steps"]

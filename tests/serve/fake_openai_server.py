@@ -283,9 +283,9 @@ def trace_sources(given):
     return [TraceSource(name, data) for name, data in (given_trace_bytes(given) if given else rank_trace_bytes())]
 
 
-async def write_files_late(state, folder, stop_number, files):
+async def write_files_late(state, folder, stop_number, files, delay_s=None):
     """Each file after the delay, in two writes: a reader that reads it early sees a cut gzip stream."""
-    await asyncio.sleep(state.profiler["delay_s"])
+    await asyncio.sleep(state.profiler["delay_s"] if delay_s is None else delay_s)
     for name, data in files:
         path = os.path.join(folder, f"stop{stop_number}-{name}")
         half = len(data) // 2
@@ -309,7 +309,19 @@ def write_traces_late(state, folder, stop_number):
     if stop_number == state.profiler["late_stop"] and files:
         state.held.append((folder, stop_number, files[0]))
         files = files[1:]
-    state.writers.append(asyncio.get_running_loop().create_task(write_files_late(state, folder, stop_number, files)))
+    delay_s = None
+    if state.profiler["frontend_s"] >= 0:  # vLLM's frontend: its host-only trace at once, the workers' later
+        with open(os.path.join(folder, f"stop{stop_number}-frontend.async_llm.pt.trace.json"), "wb") as f:
+            f.write(host_only_trace(first))
+        delay_s = state.profiler["frontend_s"]
+    state.writers.append(asyncio.get_running_loop().create_task(
+        write_files_late(state, folder, stop_number, files, delay_s)))
+
+
+def host_only_trace(first_unix_s):
+    """A trace of CPU ops only (vLLM's frontend process): no GPU events, no rank."""
+    events = [{"ph": "X", "cat": "cpu_op", "name": "AsyncLLM.generate", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]
+    return json.dumps({"traceEvents": events, "baseTimeNanoseconds": round(first_unix_s * 1e9)}).encode()
 
 
 def release_held_files(state):
@@ -499,13 +511,17 @@ async def main():
                         help="stop N's first file is written only at the next /start_profile (0: none)")
     parser.add_argument("--trace-skip-stop", type=int, default=0, metavar="N",
                         help="stop N writes no file: that window's files never come (0: none)")
+    parser.add_argument("--trace-frontend-s", type=float, default=-1, metavar="S",
+                        help="each stop writes a host-only trace at once (vLLM's frontend), the ranks' files S seconds "
+                             "later (instead of --trace-delay-s; -1: no frontend trace)")
     args = parser.parse_args()
     state = State({k: getattr(args, k) for k in DEFAULTS})
     state.required_key = args.require_key
     state.profiler = {"flavour": args.profiler, "dir": args.profile_dir, "delay_s": args.trace_delay_s,
                       "piece_s": args.trace_piece_s, "stop_refused": args.stop_refused,
                       "files": [p for p in args.trace_files.split(",") if p], "order": args.trace_order,
-                      "late_stop": args.trace_late_stop, "skip_stop": args.trace_skip_stop}
+                      "late_stop": args.trace_late_stop, "skip_stop": args.trace_skip_stop,
+                      "frontend_s": args.trace_frontend_s}
     if args.profiler != "none":
         state.sources = trace_sources(state.profiler["files"])
     server = await asyncio.start_server(lambda r, w: handle(state, r, w), args.host, args.port, backlog=1024)

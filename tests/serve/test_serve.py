@@ -784,6 +784,20 @@ class ProfileTestCase(unittest.TestCase):
                          [(c["class"], c["merged_us"]["p50"]) for c in group["classes"]])
         return capture
 
+    def assert_plot_report_reads_written_fields(self, report):
+        """tools/plot-report names only fields the current writer writes: `report` (a serve run, its live profile)
+        and a replay's report written again by `k25comm report` (results, attribution, fits)."""
+        rewritten = os.path.join(self.work, "rewritten")
+        done = subprocess.run([os.environ["K25COMM"], "report", os.path.join(HERE, "..", "analysis", "data",
+                                                                         "pcie-report.json"),
+                               "--no-plots", "--out", rewritten], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        check = subprocess.run([sys.executable, os.path.join(HERE, "..", "common", "document_fields.py"),
+                                os.path.join(HERE, "..", "..", "tools", "plot-report"),
+                                "--json", report, os.path.join(rewritten, "report.json")],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
     def run_three_levels(self, server, *flags, timeout=240):
         done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1,4,16", "--requests", "4",
                            "--max-tokens", "4", "--profile", "--profile-dir", self.traces, *flags, timeout=timeout)
@@ -995,6 +1009,22 @@ class LiveProfileTests(ProfileTestCase):
             steps = [json.loads(line)["level"]["concurrency"] for line in f if '"type":"live_step"' in line]
         self.assertEqual(steps, [1, 4, 1, 16])  # C=1 journaled when read, again when its late file came in C=4's
         self.assertIn("# live step C=16: failed: no trace file appeared", done.stdout)
+        self.assert_plot_report_reads_written_fields(os.path.join(self.work, "out", "report.json"))
+
+    def test_vllm_frontend_trace_first_the_workers_after_the_settle_time(self):
+        # Issue 51: vLLM's frontend writes its host-only trace at the stop, the workers' files come 4 s later (past
+        # the 1.5 s settle time), rank 1's first, each in two writes: the host-only file never settles a wait, so
+        # every level reads its own two ranks, none late and none failed.
+        server = self.server("--profiler", "vllm", "--profile-dir", self.traces, "--trace-frontend-s", "4",
+                             "--trace-order", "reverse")
+        done, report = self.run_three_levels(server, "--profile-settle", "1.5", "--profile-wait", "60")
+        for level, stop in zip(report["live_profile"]["levels"], (1, 2, 3)):
+            self.assertEqual((level["status"], level["note"], len(level["files"])), ("read", "", 2), level)
+            names = [os.path.basename(f) for f in level["files"]]
+            self.assertTrue(all(n.startswith(f"stop{stop}-") and "frontend" not in n for n in names), names)
+            self.assertEqual((level["comm_merged_us"], level["gpu_busy_us"]), (19.0, 35.0))
+        self.assertEqual(sorted(f for f in os.listdir(self.traces) if "frontend" in f),
+                         [f"stop{n}-frontend.async_llm.pt.trace.json" for n in (1, 2, 3)])
 
     def test_vllm_three_levels_of_a_real_rank_0_of_8(self):
         # The real trace (TraceLens' B200 rank 0 of TP 8, ../shared/traces), its timestamps shifted into the window

@@ -16,11 +16,12 @@
 #include "analysis/journal_records.hpp"
 #include "analysis/live_step.hpp"
 #include "analysis/report_reader.hpp"
-#include "app/live_profile.hpp"
-#include "app/live_trace_read.hpp"
-#include "app/trace_folder_watcher.hpp"
 #include "common/error.hpp"
 #include "config/config_loader.hpp"
+#include "live_profile/live_capture_join.hpp"
+#include "live_profile/live_profile.hpp"
+#include "live_profile/live_trace_read.hpp"
+#include "live_profile/trace_folder_watcher.hpp"
 #include "report/live_step_markdown.hpp"
 #include "serve/profiler_client.hpp"
 
@@ -464,13 +465,39 @@ TEST_CASE("watcher: what the capture refuses, and traces without GPU events, are
           static_cast<std::int64_t>(now - 20) * 1000000000));
   watcher.scan(0);
   watcher.scan(1);
-  CHECK(watcher.ended(6) == WaitEnd::settled);
+  CHECK_FALSE(watcher.ended(99));  // neither settles the wait: no file with GPU events came
+  CHECK(watcher.ended(100) == WaitEnd::deadline);
   const WindowFiles found = watcher.finish_window();
   CHECK(found.files.empty());
   CHECK(found.host_only == std::vector<std::string>{host});
   REQUIRE(found.refused.size() == 1);
   CHECK(found.refused[0].path == junk);
   CHECK_THAT(found.refused[0].why, StartsWith(junk + ": "));
+}
+
+TEST_CASE("watcher: a host-only trace written first settles nothing, the workers' files that follow do",
+          "[live-profile]") {
+  // Issue 51: vLLM's frontend writes its host-only trace at the stop, the workers' export takes longer than
+  // the settle time; the wait ended on the host-only file and the level failed.
+  Folder f;
+  TraceFolderWatcher watcher = f.one_window();
+  const std::string host = f.write(
+      "frontend.json",
+      fmt::format(
+          R"({{"traceEvents": [{{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 1}}], "baseTimeNanoseconds": {}}})",
+          f.events * 1000000000));
+  watcher.scan(0);
+  watcher.scan(1);
+  CHECK_FALSE(watcher.ended(6));
+  CHECK_FALSE(watcher.ended(10));
+  const std::string rank = f.write("worker-rank-0.json", rank_trace(0, 8, f.events));
+  watcher.scan(10);
+  watcher.scan(11);
+  CHECK_FALSE(watcher.ended(14.9));  // 1 of 8 ranks: the settle time runs from its last change
+  CHECK(watcher.ended(15) == WaitEnd::settled);
+  const WindowFiles found = watcher.finish_window();
+  CHECK(found.files == std::vector<std::string>{rank});
+  CHECK(found.host_only == std::vector<std::string>{host});
 }
 
 TEST_CASE("live profile: a window's files are linked per level and read as k25comm capture reads them",

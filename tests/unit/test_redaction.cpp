@@ -63,7 +63,10 @@ TEST_CASE("text loses every secret a command line, a message or an answer can ho
       {"`--api-key sk-1`", "`--api-key <redacted>`"},
       {"sent Authorization: Bearer abc\nnext", "sent Authorization: <redacted>\nnext"},
       {"Bearer xyz, then", "Bearer <redacted>, then"},
-      {"{\"api_key\": \"sk-1\", \"x\": \"y\"}", "{\"api_key\": \"<redacted>\", \"x\": \"y\"}"},
+      {"{\"api_key\": \"sk-1\", \"x\": \"y\"}",
+       "{\"api_key\":\"<redacted>\",\"x\":\"y\"}"},  // JSON: written again
+      {"HTTP 401: {\"api_key\": \"sk-1\", \"x\": \"y\"}",
+       "HTTP 401: {\"api_key\": \"<redacted>\", \"x\": \"y\"}"},
       {"--endpoint=u:p@h:1", "--endpoint=<redacted>@h:1"},
       {"--endpoint u:p@h:1", "--endpoint <redacted>@h:1"},
       {"serve endpoint http://u:p@h:1/v1/models is unreachable: Couldn't connect to server",
@@ -84,6 +87,36 @@ TEST_CASE("text loses every secret a command line, a message or an answer can ho
   const std::vector<std::string> known = {"sk-known-123", "abc"};  // "abc": too short to be hidden everywhere
   CHECK(k25::redact_text("HTTP 401: bad key sk-known-123 for abc", known) ==
         "HTTP 401: bad key <redacted> for abc");
+}
+
+TEST_CASE("a JSON answer is redacted inside its structure and stays JSON, the URL rule holds for URLs only",
+          "[redaction]") {
+  // Issue 51: compact JSON that names an e-mail address lost its start ("<redacted>@corp.com is not
+  // allowed\"}").
+  const std::string detail = R"({"detail":"alice@corp.com is not allowed"})";
+  CHECK(k25::redact_text(detail) == detail);
+  CHECK(k25::redact_text("HTTP 403: " + detail) == "HTTP 403: " + detail);
+  CHECK(k25::redact_text(R"({"detail":"user alice:x@corp.com"})") ==
+        R"({"detail":"user <redacted>@corp.com"})");
+  // A 2xx answer that echoes the key and names secrets stays JSON, its members in their order.
+  const std::vector<std::string> known = {"sk-echoed-123"};
+  const std::string echoed = k25::redact_text(
+      R"({"model":"m","echo":"key sk-echoed-123","api_key":"sk-other","n":{"token":5},"url":"http://u:p@h/x"})",
+      known);
+  CHECK(
+      echoed ==
+      R"({"model":"m","echo":"key <redacted>","api_key":"<redacted>","n":{"token":"<redacted>"},"url":"http://<redacted>@h/x"})");
+  CHECK_FALSE(nlohmann::json::parse(echoed, nullptr, false).is_discarded());
+  CHECK(k25::redact_text(echoed, known) == echoed);
+  // JSON on several lines stays on several lines; an array too; text that only looks like JSON is text.
+  const std::string pretty = k25::redact_text("{\n  \"password\": \"pw\",\n  \"ok\": [1, 2]\n}");
+  CHECK(pretty == "{\n  \"password\": \"<redacted>\",\n  \"ok\": [\n    1,\n    2\n  ]\n}");
+  CHECK(k25::redact_text(R"([{"Authorization":"Bearer x"}])") == R"([{"Authorization":"<redacted>"}])");
+  CHECK(k25::redact_text("{not json: u:p@h}") == "{not json: <redacted>@h}");
+  // The scheme-less user-info rule: a user-info of URL characters before '@' and a host after it.
+  CHECK(k25::redact_text("curl -u x u:p@h:8000/v1") == "curl -u x <redacted>@h:8000/v1");
+  CHECK(k25::redact_text("see a/b:c@d") == "see a/b:c@d");  // a path, not an authority
+  CHECK(k25::redact_text("mail alice@corp.com, bob:x@") == "mail alice@corp.com, bob:x@");
 }
 
 TEST_CASE("the recorded command line hides each secret flag's value, even one with a space", "[redaction]") {

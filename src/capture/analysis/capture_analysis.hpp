@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 #include "capture/model/capture_rules.hpp"
 #include "capture/model/inspector_record.hpp"
 #include "config/run_config.hpp"

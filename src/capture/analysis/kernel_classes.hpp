@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "capture/model/kernel_class.hpp"
+#include "analysis/kernel_class.hpp"
 
 namespace k25 {
 

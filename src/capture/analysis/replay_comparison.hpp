@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/capture_document.hpp"
 #include "analysis/run_report.hpp"
-#include "capture/model/capture_result.hpp"
 #include "serve/serve_result.hpp"
 
 namespace k25 {

@@ -6,8 +6,8 @@
 
 #include <optional>
 
+#include "analysis/capture_document.hpp"
 #include "capture/analysis/kernel_classes.hpp"
-#include "capture/model/capture_result.hpp"
 #include "capture/model/capture_rules.hpp"
 #include "capture/model/inspector_record.hpp"
 #include "capture/model/trace_model.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 
 namespace k25 {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/model/input_format.hpp"
+#include "analysis/capture_input_file.hpp"
 
 namespace k25 {
 
@@ -59,20 +59,6 @@ inline const char* launch_mode_name(std::uint8_t launch) {
 inline const char* bytes_source_name(std::uint8_t source) {
   return source == 1 ? "model" : source == 2 ? "unknown" : "trace";
 }
-
-// One input file and what was found in it.
-struct InputFile {
-  std::string path;
-  InputFormat format = InputFormat::inspector;
-  // Profiler traces: events (Kineto) or rows (nsys) read, GPU activities, kernels, step marks, graph
-  // launches.
-  std::uint64_t trace_events = 0, gpu_activities = 0, kernels = 0, step_marks = 0, graph_launches = 0;
-  std::uint64_t lines = 0;  // non-empty lines
-  std::uint64_t coll_records = 0, p2p_records = 0, dump_markers = 0, proxy_records = 0, other_records = 0;
-  std::set<std::string> format_versions;
-  bool cut = false;        // the file ends inside a record or a dump (a file still being written)
-  std::string cut_reason;  // what was cut, for the notes
-};
 
 struct InspectorCapture {
   std::vector<InputFile> files;

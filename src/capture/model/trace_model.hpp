@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "capture/model/input_format.hpp"
+#include "analysis/capture_input_file.hpp"
 #include "common/error.hpp"
 
 namespace k25 {

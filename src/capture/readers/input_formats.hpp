@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "capture/model/input_format.hpp"
+#include "analysis/capture_input_file.hpp"
 #include "capture/model/trace_model.hpp"
 
 namespace k25 {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 
 namespace k25 {
 

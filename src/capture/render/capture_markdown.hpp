@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "capture/model/capture_result.hpp"
+#include "analysis/capture_document.hpp"
 
 namespace k25 {
 

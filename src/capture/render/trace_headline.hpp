@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/model/trace_result.hpp"
+#include "analysis/capture_trace_document.hpp"
 
 namespace k25 {
 

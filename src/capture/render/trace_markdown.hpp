@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "capture/model/trace_result.hpp"
+#include "analysis/capture_trace_document.hpp"
 
 namespace k25 {
 

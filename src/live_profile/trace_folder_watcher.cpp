@@ -1,6 +1,6 @@
 // Watches the profile folder: files seen, changed, read once quiet, and matched to the window that holds
-// their events.
-#include "app/trace_folder_watcher.hpp"
+// their events (window_matching.cpp).
+#include "live_profile/trace_folder_watcher.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,22 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Times before this (2000-01-01) are no wall clock: the trace's times are its own.
-constexpr double kEarliestWallClockUnixS = 946684800;
-
 double unix_seconds(fs::file_time_type time) {
   const auto system = std::chrono::file_clock::to_sys(time);
   return std::chrono::duration<double>(system.time_since_epoch()).count();
-}
-
-// The measure of [a, b] ∩ [c, d] (0 where they do not meet).
-double overlap_s(double a, double b, double c, double d) {
-  return std::max(0.0, std::min(b, d) - std::max(a, c));
-}
-
-// How far [a, b] lies outside [c, d] (0 where they meet).
-double gap_s(double a, double b, double c, double d) {
-  return std::max({0.0, c - b, a - d});
 }
 
 }  // namespace
@@ -58,7 +45,7 @@ void TraceFolderWatcher::scan(double now_s) {
     const std::string path = it->path().lexically_normal().string();
     present.insert(path);
     const auto [at, added] = files_.try_emplace(path);
-    Watched& file = at->second;
+    WatchedFile& file = at->second;
     const double written_unix_s = unix_seconds(written);
     if (added || file.size != size || file.written_unix_s != written_unix_s) {
       file.size = size;
@@ -79,31 +66,9 @@ void TraceFolderWatcher::scan(double now_s) {
   }
 }
 
-bool TraceFolderWatcher::candidate(const Watched& file) const {
+bool TraceFolderWatcher::candidate(const WatchedFile& file) const {
   return !file.done && !windows_.empty() &&
          file.written_unix_s >= windows_.back().start_unix_s - rules_.clock_slack_s;
-}
-
-std::optional<std::size_t> TraceFolderWatcher::owner(const TraceFileFacts& facts) const {
-  if (windows_.empty()) return std::nullopt;
-  // Without wall-clock times, the file is the window's whose wait it appeared in.
-  if (!facts.first_unix_s || !facts.last_unix_s || *facts.first_unix_s < kEarliestWallClockUnixS)
-    return windows_.size() - 1;
-  const double a = *facts.first_unix_s, b = *facts.last_unix_s;
-  std::optional<std::size_t> best;
-  double best_overlap = -1, best_distance = 0;
-  for (std::size_t i = 0; i < windows_.size(); ++i) {
-    const WindowSpan& w = windows_[i];
-    if (a < w.start_unix_s - rules_.clock_slack_s || b > w.stop_unix_s + rules_.clock_slack_s) continue;
-    const double o = overlap_s(a, b, w.start_unix_s, w.stop_unix_s);
-    const double d = gap_s(a, b, w.start_unix_s, w.stop_unix_s);
-    if (o > best_overlap || (o == best_overlap && d < best_distance)) {
-      best = i;
-      best_overlap = o;
-      best_distance = d;
-    }
-  }
-  return best;
 }
 
 WindowFiles TraceFolderWatcher::current_files() const {
@@ -129,7 +94,9 @@ WindowFiles TraceFolderWatcher::current_files() const {
         found.host_only.push_back(path);
         break;
       case TraceFileState::whole:
-        if (const std::optional<std::size_t> window = owner(facts); !window) {
+        if (const std::optional<std::size_t> window =
+                owning_window(windows_, facts.first_unix_s, facts.last_unix_s, rules_.clock_slack_s);
+            !window) {
           found.nobodys.push_back(path);
         } else if (*window != current) {
           found.late.push_back({path, *window});
@@ -154,7 +121,9 @@ std::optional<WaitEnd> TraceFolderWatcher::ended(double now_s) const {
   double last_change = -1;
   for (const auto& [path, file] : files_)
     if (candidate(file)) last_change = std::max(last_change, file.changed_s);
-  if (found.any_file && found.pending.empty() && now_s - last_change >= rules_.settle_s)
+  // Only a file of this window with GPU events settles the wait: vLLM's frontend writes its host-only trace
+  // first, and what the capture refuses is no rank's.
+  if (!found.files.empty() && found.pending.empty() && now_s - last_change >= rules_.settle_s)
     return WaitEnd::settled;
   if (now_s - began_s_ >= rules_.wait_s) return WaitEnd::deadline;
   return std::nullopt;

@@ -11,7 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "capture/model/kernel_class.hpp"
+#include "analysis/kernel_class.hpp"
+#include "common/document_members.hpp"
 #include "common/stats.hpp"
 
 namespace k25 {
@@ -48,6 +49,7 @@ struct TraceRankResult {
   // That first start and last end on the trace's clock (ns: a Kineto trace's baseTimeNanoseconds + ts, since
   // the epoch where the trace says so); 0 without GPU activities. The live profile tells whose profiler
   // window a file is by them.
+  // (Not in capture.json, nor is cut.)
   std::int64_t first_ns = 0, last_ns = 0;
   bool cut = false;  // its file ends early (a trace still being written): what was whole was read
   std::vector<KindTime> comm_kinds;
@@ -130,7 +132,8 @@ struct JoinCostGroup {
   Stats start_spread_us;
   // Per collective, over the ranks: the mean wait for the last rank to start (latest start - a rank's start)
   // and the mean time from that start to the ranks' ends; they add up to the ranks' mean op time.
-  Stats wait_us, transfer_us;
+  // Absent in a capture written before the join split each op (k25comm b7c2ec6).
+  std::optional<Stats> wait_us, transfer_us;
   std::vector<RankArrival> arrivals;  // per rank, ascending
   int last_rank = 0;
   double last_rank_share = 0;
@@ -182,11 +185,13 @@ struct TraceResult {
   std::vector<UnclassifiedKernel> unclassified;
   double unclassified_share = 0;
   std::uint64_t sizes_trace = 0, sizes_model = 0, sizes_unknown = 0;  // communication kernels by size source
-  std::vector<TraceStepRow> step_rows;
+  std::vector<TraceStepRow> step_rows;  // capture-steps.csv, not in capture.json
   std::vector<std::string> notes;
 };
 
 // capture.json's "trace" (null where no trace was read); the step rows go to capture-steps.csv only.
 void to_json(nlohmann::json& j, const TraceResult& trace);
+// capture.json's "trace" read back at `place` (document_members.hpp), present set.
+void read_trace_document(const nlohmann::json& in, TraceResult& trace, const ReadPlace& place);
 
 }  // namespace k25

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/capture_trace_document.hpp"
 #include "analysis/live_step.hpp"
-#include "app/trace_folder_watcher.hpp"
 #include "capture/model/capture_rules.hpp"
-#include "capture/model/trace_result.hpp"
 #include "config/run_config.hpp"
+#include "live_profile/trace_folder_watcher.hpp"
 
 namespace k25 {
 
@@ -44,5 +44,8 @@ void fill_live_step(LiveStepLevel& level, const TraceResult& trace);
 
 // The ranks the trace's files say the run had (the largest world size given); 0 when none says.
 int trace_world_size(const TraceResult& trace);
+
+// "k25comm capture INPUTS [--model CONFIG_PATH]": the command that reads the same files the same way.
+std::string capture_command_line(const std::string& config_path, const std::string& inputs);
 
 }  // namespace k25

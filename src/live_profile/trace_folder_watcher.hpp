@@ -1,6 +1,6 @@
 // The live profile's eyes on the profile folder: which trace files appeared, when, whether they are whole,
-// and whose profiler window they are (docs/live-profile.md, "Whose files are whose"). Time is given to it,
-// never read by it, so that every rule is tested on real files without waiting.
+// and whose profiler window they are (window_matching.hpp; docs/live-profile.md, "Whose files are whose").
+// Time is given to it, never read by it, so that every rule is tested on real files without waiting.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "live_profile/window_matching.hpp"
 
 namespace k25 {
 
@@ -32,12 +34,6 @@ struct TraceFileFacts {
 
 using TraceFileReader = std::function<TraceFileFacts(const std::string& path)>;
 
-// A profiler window: its level, and when it was started and stopped (this host's wall clock).
-struct WindowSpan {
-  int concurrency = 0;
-  double start_unix_s = 0, stop_unix_s = 0;
-};
-
 struct WatchRules {
   double wait_s =
       120;  // serve.profile_wait_s: after the stop, the wait ends at the latest this long after it
@@ -45,15 +41,16 @@ struct WatchRules {
                         // the last file stopped changing
   double quiet_s = 1;   // a file unchanged this long is read (before, it may be half written)
   // The server's clock and this host's may differ (one host: the same clock; NTP keeps hosts within
-  // milliseconds): a window is held this much wider when a file's events are matched to it, and a file last
-  // written this long before a window started is never its.
+  // milliseconds): a window is held this much wider when a file's events are matched to it
+  // (owning_window), and a file last written this long before a window started is never its.
   double clock_slack_s = 1;
 };
 
 // Why the wait for a window's files ended.
 enum class WaitEnd {
   all_ranks,  // files of every rank of the world size are whole
-  settled,    // nothing changed for settle_s and nothing is half written
+  settled,    // a file of the window with GPU events came, then nothing changed for settle_s and nothing is
+              // half written (host-only and refused files alone never settle it)
   deadline,   // wait_s passed
 };
 
@@ -105,7 +102,8 @@ class TraceFolderWatcher {
   const std::vector<WindowSpan>& windows() const { return windows_; }
 
  private:
-  struct Watched {
+  // One file of the folder as the watcher last saw it, and what it says of itself once read.
+  struct WatchedFile {
     std::uintmax_t size = 0;
     double written_unix_s = 0;  // its last write time
     double changed_s = 0;       // watcher time of the last change seen
@@ -113,9 +111,7 @@ class TraceFolderWatcher {
     bool done = false;  // judged in an earlier window
   };
 
-  // The window (index) whose start..stop holds these events, or nullopt.
-  std::optional<std::size_t> owner(const TraceFileFacts& facts) const;
-  bool candidate(const Watched& file) const;
+  bool candidate(const WatchedFile& file) const;
   WindowFiles current_files() const;
 
   std::string folder_;
@@ -123,7 +119,7 @@ class TraceFolderWatcher {
   TraceFileReader read_;
   std::vector<WindowSpan> windows_;
   double began_s_ = 0;
-  std::map<std::string, Watched> files_;
+  std::map<std::string, WatchedFile> files_;
 };
 
 // Waits for `window`'s files: scans every 0.25 s (steady clock) until `watcher.ended` says so or a signal

@@ -1,7 +1,7 @@
 // The live profile of a serve run: as each profiler window ends, before the next level starts, its trace
 // files are waited for (trace_folder_watcher.hpp) and read through the capture's one door
-// (live_trace_read.hpp) into that level's live step; and `k25comm report --capture`'s join of traces read
-// later.
+// (live_trace_read.hpp) into that level's live step. Traces read later join a report through
+// live_capture_join.hpp.
 #pragma once
 
 #include <cstddef>
@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "analysis/live_step.hpp"
-#include "analysis/run_report.hpp"
-#include "app/live_trace_read.hpp"
-#include "app/trace_folder_watcher.hpp"
 #include "config/run_config.hpp"
+#include "live_profile/live_trace_read.hpp"
+#include "live_profile/trace_folder_watcher.hpp"
 #include "serve/profile_window.hpp"
 
 namespace k25 {
@@ -41,8 +40,9 @@ class LiveProfileReader {
   LiveProfile result() const;
 
  private:
-  // A window whose files the watcher looked for: its level and the files read for it.
-  struct Watched {
+  // The wait for one window's files: its level, what the watcher found, why the wait ended, and the files
+  // that came after it.
+  struct WindowWait {
     std::size_t level = 0;  // index into levels_
     WindowFiles found;
     std::optional<WaitEnd> ended;
@@ -51,7 +51,7 @@ class LiveProfileReader {
   };
 
   bool unread(LiveStepLevel& level) const;
-  void read_window(LiveStepLevel& level, const Watched& watched) const;
+  void read_window(LiveStepLevel& level, const WindowWait& wait) const;
   void read_late_files(const std::vector<LateFile>& files, int concurrency);
 
   const RunConfig& config_;
@@ -59,18 +59,12 @@ class LiveProfileReader {
   LiveTraceReader traces_;
   std::optional<TraceFolderWatcher> watcher_;
   std::vector<LiveStepLevel> levels_;
-  std::vector<Watched> watched_;  // one per window of the watcher, in its order
+  std::vector<WindowWait> waits_;  // one per window of the watcher, in its order
 };
 
 // What to say at the start of a profiled serve phase about serve.profile_dir as this host sees it, one line
 // each: not given, not here, not writable by this user; none where it is a folder this user can write. Throws
 // UsageError where it names something that is not a folder.
 std::vector<std::string> profile_folder_lines(const ServeSpec& serve);
-
-// `k25comm report RUN/report.json --capture DIR...`: each input ("C:DIR" for level C, or DIR for the next
-// profiled level, by concurrency, whose live step was not read) read as `k25comm capture DIR` reads it (the
-// model from the report's effective config) into report.live_profile. Throws UsageError naming the input for
-// a folder that cannot be read, a C that is not a concurrency, and an input no profiled level is left for.
-void join_live_captures(RunReport& report, const std::vector<std::string>& inputs);
 
 }  // namespace k25

@@ -1,9 +1,11 @@
 // Trace files through the capture's one door, alone or a window's together, and a trace as a live step.
-#include "app/live_trace_read.hpp"
+#include "live_profile/live_trace_read.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "capture/analysis/capture_analysis.hpp"
 #include "capture/model/trace_model.hpp"
@@ -150,6 +152,10 @@ int trace_world_size(const TraceResult& trace) {
   int size = 0;
   for (const TraceRankResult& rank : trace.ranks) size = std::max(size, rank.world_size);
   return size;
+}
+
+std::string capture_command_line(const std::string& config_path, const std::string& inputs) {
+  return fmt::format("k25comm capture {}{}", inputs, config_path.empty() ? "" : " --model " + config_path);
 }
 
 }  // namespace k25

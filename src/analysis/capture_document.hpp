@@ -1,6 +1,10 @@
-// The capture document (capture.json, schema_version 2): what the Inspector files and the collectives of
-// profiler traces hold per communicator, the decode step found in them, per-size statistics, a trace's
-// timeline figures (trace_result.hpp), and the comparison with a replay and a serve run.
+// The capture document (capture.json): what the Inspector files and the collectives of profiler traces hold
+// per communicator, the decode step found in them, per-size statistics, a trace's timeline figures
+// (capture_trace_document.hpp), and the comparison with a replay and a serve run. `k25comm capture` fills it
+// and writes it (to_json); every reader of capture.json (predict's base, --gaps-from, doctor --capture) reads
+// it back through read_capture_document, never by member names of its own. It sits in analysis/, not beside
+// the capture stage that writes it, because its readers are analysis (--gaps-from), predict and doctor, which
+// may not include capture/ (docs/development.md, "Stages").
 #pragma once
 
 #include <cstdint>
@@ -11,14 +15,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/capture_input_file.hpp"
+#include "analysis/capture_trace_document.hpp"
 #include "analysis/run_report.hpp"
-#include "capture/model/inspector_record.hpp"
-#include "capture/model/trace_result.hpp"
 #include "common/stats.hpp"
 
 namespace k25 {
 
-inline constexpr int kCaptureSchemaVersion = 2;
+// 2: profiler traces (trace). 3: written and read by one document module (capture_document.cpp): every member
+// is written, captured_reason always; a version-3 document lacking a member is refused, an older one read
+// with the members it lacks at their defaults.
+inline constexpr int kCaptureSchemaVersion = 3;
+inline constexpr int kOldestReadableCaptureSchemaVersion = 1;
 
 // The model given with --model, as far as the capture needs it.
 struct CaptureModel {
@@ -246,9 +254,9 @@ struct CaptureResult {
   double prefill_factor = 0;  // the rules' (CaptureRules)
   std::optional<int> prefill_tokens;
   std::vector<std::string> notes;
-  std::vector<std::string> kinds;
+  std::vector<std::string> kinds;  // the collective kinds the records name (not in capture.json)
   std::vector<CommunicatorResult> communicators;
-  std::vector<std::vector<TimelineRow>> timelines;  // per communicator
+  std::vector<std::vector<TimelineRow>> timelines;  // per communicator (capture-ops.csv, not in capture.json)
   std::optional<ReplayComparison> replay;
   std::vector<LiveAttributionRow> attribution;
   EmitConfigStatus emit_config;
@@ -256,5 +264,15 @@ struct CaptureResult {
 };
 
 void to_json(nlohmann::json& j, const CaptureResult& r);
+// Reads every member to_json writes (document_members.hpp): absent members are an error in a document of this
+// version, defaults in an older one; throws std::invalid_argument naming where.
+void from_json(const nlohmann::json& j, CaptureResult& r);
+
+// Whether `doc` is a capture.json: an object with "capture" and "communicators".
+bool looks_like_capture_json(const nlohmann::json& doc);
+
+// `doc` read as capture.json (from_json), its schema_version checked; throws UsageError "PATH: capture.json
+// ..." naming the member at fault, or a version newer than this build reads.
+CaptureResult read_capture_document(const nlohmann::json& doc, const std::string& path);
 
 }  // namespace k25
