@@ -15,14 +15,14 @@ using detail::global_thread;
 using detail::grid_threads;
 using detail::threads_per_block;
 
-__global__ void fill_allreduce_bf16(std::uint16_t* out, std::uint64_t n, int rank) {
+__global__ void fill_allreduce_bf16(std::uint16_t* out, std::uint64_t n, int rank, std::uint64_t offset) {
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    out[i] = check::float_to_bf16(static_cast<float>(check::allreduce_input(rank, i)));
+    out[i] = check::float_to_bf16(static_cast<float>(check::allreduce_input(rank, i + offset)));
 }
 
-__global__ void fill_allreduce_fp32(float* out, std::uint64_t n, int rank) {
+__global__ void fill_allreduce_fp32(float* out, std::uint64_t n, int rank, std::uint64_t offset) {
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    out[i] = static_cast<float>(check::allreduce_input(rank, i));
+    out[i] = static_cast<float>(check::allreduce_input(rank, i + offset));
 }
 
 // Every thread must reach add_warp_count (it shuffles over the full warp), so the loop bound is uniform per
@@ -60,15 +60,15 @@ __global__ void count_alltoall(const std::uint8_t* in, std::uint64_t n, int src,
 }  // namespace
 
 cudaError_t fill_allreduce_input(void* buffer, std::uint64_t elements, ElementType type, int rank,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, std::uint64_t index_offset) {
   if (elements == 0) return cudaSuccess;
   const unsigned blocks = blocks_for(elements);
   if (type == ElementType::bf16)
     fill_allreduce_bf16<<<blocks, threads_per_block, 0, stream>>>(static_cast<std::uint16_t*>(buffer),
-                                                                  elements, rank);
+                                                                  elements, rank, index_offset);
   else
-    fill_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(static_cast<float*>(buffer), elements,
-                                                                  rank);
+    fill_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(static_cast<float*>(buffer), elements, rank,
+                                                                  index_offset);
   return cudaGetLastError();
 }
 

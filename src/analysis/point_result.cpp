@@ -81,6 +81,23 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   return r;
 }
 
+PhaseResult not_run_result(const PhasePlan& phase, TimingMode mode, const std::string& backend,
+                           const std::string& why) {
+  PhaseResult r;
+  r.phase = phase.phase;
+  r.kind_issued = phase.kind;
+  r.tokens = phase.tokens;
+  r.requested_tokens = phase.tokens;
+  r.mode = mode;
+  r.dtype = phase.dtype;
+  r.ranks = phase.ranks;
+  r.ops_per_step = static_cast<int>(phase.ops.size());
+  r.bytes_per_op = phase.ops.empty() ? 0 : phase.ops.front().bytes;
+  r.backend = backend;
+  r.not_run = why;
+  return r;
+}
+
 PhaseResult result_for_request(PhaseResult measured, const GraphPadding& request) {
   measured.requested_tokens = request.requested;
   measured.above_graph_sizes = request.above_largest;

@@ -16,6 +16,14 @@ void add_note(RunInfo& run, const std::string& note) {
   run.notes.push_back(note);
 }
 
+void file_result(RunReport& report, PhaseResult result) {
+  if (result.backend.empty()) result.backend = report.run.transport;
+  if (result.backend == report.run.transport)
+    report.results.push_back(std::move(result));
+  else
+    report.backend_results.push_back(std::move(result));
+}
+
 void to_json(nlohmann::json& j, const ToolInfo& t) {
   j = nlohmann::json{{"name", t.name}, {"version", t.version}, {"git_sha", t.git_sha}};
 }
@@ -79,6 +87,8 @@ void to_json(nlohmann::json& j, const RunReport& r) {
                      {"attribution", r.attribution},
                      {"fits", r.fits}};
   if (r.live_profile.present) j["live_profile"] = r.live_profile;
+  if (!r.backend_results.empty()) j["backend_results"] = r.backend_results;
+  if (r.backends.present()) j["allreduce_backends"] = r.backends;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -86,7 +96,10 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   r.tool = j.value("tool", ToolInfo{});
   r.run = j.value("run", RunInfo{});
   r.topology = j.value("topology", TopologyInfo{});
-  r.results = json_list_or_empty<PhaseResult>(j, "results");
+  r.results.clear();
+  r.backend_results.clear();
+  for (auto list : {"results", "backend_results"})
+    for (PhaseResult& result : json_list_or_empty<PhaseResult>(j, list)) file_result(r, std::move(result));
   try {
     r.serve = j.value("serve", ServeReport{});
   } catch (const std::invalid_argument& e) {

@@ -4,6 +4,11 @@
 // ReduceScatter: the same inputs over rank x count elements; rank r's result is elements [r x count, (r + 1)
 // x count) of the AllReduce's. All-to-All: byte j of the block rank src sends to rank dst is (src x 31 + dst
 // x 7 + j) mod 256. AllGather: byte j of rank src's part is the All-to-All byte of src to rank 0.
+// The AllReduce burst's check (every op of a burst, consecutive over the same buffers): op k's input is the
+// AllReduce input at index i + k, so that two consecutive ops differ in every element and an op that reads
+// the next op's data (a missing end barrier) is caught. The residual add + RMSNorm epilogue: residual
+// element (row, j) = j % 3 and weight j = 1 + (j % 4) / 4, exact in bf16, so that the sum plus the residual
+// stays an exact integer.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +40,17 @@ K25_HOST_DEVICE inline std::uint8_t alltoall_byte(int src, int dst, std::uint64_
 K25_HOST_DEVICE inline std::uint8_t allgather_byte(int src, std::uint64_t offset) {
   return alltoall_byte(src, 0, offset);
 }
+
+K25_HOST_DEVICE inline int epilogue_residual(std::uint64_t column) {
+  return static_cast<int>(column % 3);
+}
+
+K25_HOST_DEVICE inline float epilogue_weight(std::uint64_t column) {
+  return 1.0f + static_cast<float>(column % 4) * 0.25f;
+}
+
+// The RMSNorm's epsilon (DeepSeek-V3's and Kimi-K2's rms_norm_eps).
+constexpr float kEpilogueEps = 1e-6f;
 
 // bf16 <-> float, round to nearest even (NaN kept quiet).
 K25_HOST_DEVICE inline float bf16_to_float(std::uint16_t bits) {

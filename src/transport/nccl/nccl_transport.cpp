@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "k25_kernels.h"
+#include "transport/add_rmsnorm.hpp"
 #include "transport/nccl/cuda_check.hpp"
 #include "transport/op_wait_point.hpp"
 
@@ -148,7 +149,9 @@ NcclTransport::~NcclTransport() {
     send_registration_.release();
     recv_registration_.release();
     (void)stream_.release();
-    for (auto* buffer : {&send_, &recv_, &rows_, &wrong_count_}) (void)buffer->release();
+    for (auto* buffer :
+         {&send_, &recv_, &rows_, &wrong_count_, &residual_, &norm_out_, &weight_, &epilogue_reference_})
+      (void)buffer->release();
     for (auto& burst : bursts_) (void)burst.maps.release();
     for (auto& event : events_) (void)event.release();
     (void)wrong_host_.release();
@@ -220,9 +223,16 @@ void NcclTransport::allocate(const BufferSizes& sizes) {
   grow_registered(recv_, recv_registration_, sizes_.recv_bytes);
   if (!rows_.get() || rows_.bytes() < sizes_.rows_bytes)
     rows_ = DeviceBuffer::allocate(rounded(sizes_.rows_bytes));  // local kernels only: never registered
+  if (sizes.epilogue_bytes > 0 && (!residual_.get() || residual_.bytes() < sizes.epilogue_bytes)) {
+    residual_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
+    norm_out_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
+    weight_ = DeviceBuffer::allocate(rounded(sizes.epilogue_row_bytes));
+    // Two rows of floats (the reference of each parity): at most two floats per bf16 byte pair.
+    epilogue_reference_ = DeviceBuffer::allocate(4 * sizes.epilogue_row_bytes);
+  }
   // Timed runs move whatever the buffers hold; zeros keep NaN and denormal patterns out of the reductions.
-  for (DeviceBuffer* buffer : {&send_, &recv_, &rows_})
-    K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
+  for (DeviceBuffer* buffer : {&send_, &recv_, &rows_, &residual_, &norm_out_, &weight_})
+    if (buffer->get()) K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
   wait_stream("allocate");
 }
 
@@ -421,12 +431,21 @@ void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index,
     failure = enqueue_collective(op, prepared);
   }
   if (failure.rc != ncclSuccess) fail_nccl(failure, op_words(burst.burst, op_index));
+  enqueue_epilogue(op);
   if (with_local_steps && op.sum_after) {
     const SegmentSum& sum = *op.sum_after;
     K25_CUDA_CHECK(kernels::moe_combine_unpack(
         recv_.get(), maps + prepared.offsets_offset, maps + prepared.index_offset, sum.offsets.size() - 1,
         sum.row_elements, element_type(sum.dtype), rows_.get(), stream_.get()));
   }
+}
+
+// What an engine runs after NCCL's AllReduce where it does not fuse: a kernel of its own on the same stream.
+void NcclTransport::enqueue_epilogue(const CollectiveOp& op) {
+  if (op.epilogue_rows == 0) return;
+  K25_CUDA_CHECK(kernels::add_rmsnorm(result(op), residual_.get(), weight_.get(), norm_out_.get(),
+                                      op.epilogue_rows, op.epilogue_row_elements(), element_type(op.dtype),
+                                      stream_.get()));
 }
 
 void NcclTransport::launch(BurstId id, std::size_t op_index) {
@@ -654,6 +673,51 @@ std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
       break;
   }
   K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
+  wait_stream("verify");
+  activity_.clear();
+  return *wrong_host_.host<unsigned long long>();
+}
+
+std::uint64_t NcclTransport::verify_burst(BurstId id) {
+  throw_if_poisoned();
+  const PreparedBurst& burst = prepared(id);
+  auto* wrong = wrong_count_.get<unsigned long long>();
+  cudaStream_t stream = stream_.get();
+  K25_CUDA_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, stream));
+  std::size_t reference_row = 0;  // the row length the reference on the device was computed for
+  for (std::size_t k = 0; k < burst.burst.ops.size(); ++k) {
+    const CollectiveOp& op = burst.burst.ops[k];
+    if (op.kind != CollectiveKind::allreduce)
+      throw UsageError(fmt::format("{}: the burst check is the AllReduce burst's", op_words(burst.burst, k)));
+    const std::size_t row = op.epilogue_row_elements();
+    if (op.epilogue_rows > 0 && row != reference_row) {
+      const EpilogueReference reference = add_rmsnorm_references(ranks_, row);
+      for (int parity = 0; parity < 2; ++parity)
+        K25_CUDA_CHECK(cudaMemcpyAsync(epilogue_reference_.get<float>() + parity * row,
+                                       reference[static_cast<std::size_t>(parity)].data(),
+                                       row * sizeof(float), cudaMemcpyHostToDevice, stream));
+      wait_stream("verify");  // the host copies of the reference go once the device has them
+      reference_row = row;
+    }
+    K25_CUDA_CHECK(
+        kernels::fill_allreduce_input(input(op), op.count, element_type(op.dtype), rank_, stream, k));
+    // An out-of-place result starts as NaN (all bits set), so an op that wrote nothing is caught.
+    if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xFF, recv_.bytes(), stream));
+    if (op.epilogue_rows > 0)
+      K25_CUDA_CHECK(kernels::fill_epilogue_inputs(residual_.get(), weight_.get(), op.epilogue_rows, row,
+                                                   element_type(op.dtype), stream));
+    launched_.push_back({id, k});
+    enqueue_op(burst, k, false, true);
+    if (op.epilogue_rows > 0)
+      K25_CUDA_CHECK(kernels::count_epilogue_wrong(result(op), norm_out_.get(), op.epilogue_rows, row,
+                                                   element_type(op.dtype), ranks_, k,
+                                                   epilogue_reference_.get<float>(), wrong, stream));
+    else
+      K25_CUDA_CHECK(kernels::count_allreduce_wrong(result(op), op.count, k, element_type(op.dtype), ranks_,
+                                                    wrong, stream));
+  }
+  K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
+  activity_ = "checking the AllReduce burst " + burst.burst.what;
   wait_stream("verify");
   activity_.clear();
   return *wrong_host_.host<unsigned long long>();
