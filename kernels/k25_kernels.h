@@ -77,7 +77,7 @@ inline constexpr int kPeerThreads = 256;
 //   the reduced op, then with the epilogue its normed output.
 // Every wait is bounded by bound_ns of the global timer: a rank that does not arrive makes the kernel give up
 // (status[0] = 1, status[1 + r] = 1 for each rank r missing, status[9] = op_tag), and every later launch
-// returns at once while status[0] is set. status: host-mapped, 10 unsigned.
+// returns at once while status[0] is set. status: host-mapped, 10 unsigned; op_tag: the op of its burst.
 struct PeerAllreduceArgs {
   PeerAlgorithm algorithm = PeerAlgorithm::oneshot_push;
   ElementType type = ElementType::bf16;
@@ -90,7 +90,7 @@ struct PeerAllreduceArgs {
   std::uint32_t* epochs = nullptr;  // this rank's op counter per block (device memory, kPeerBlocks)
   std::uint64_t bound_ns = 0;
   volatile unsigned* status = nullptr;
-  unsigned op_tag = 0;
+  unsigned op_tag = 0;  // which op of its burst, for the message when a kernel gives up
   bool leave_out_own_input = false;  // test only (--inject-wrong)
   // The fused residual add + RMSNorm (rows > 0): rows of count / rows elements, a multiple of 16 bytes.
   std::uint64_t rows = 0;

@@ -179,12 +179,15 @@ std::size_t peer_buffer_rounded(std::size_t bytes) {
 
 class PeerCapturedBurst final : public CapturedBurst {
  public:
-  PeerCapturedBurst(CudaGraph graph, CudaGraphExec exec) : graph_(std::move(graph)), exec_(std::move(exec)) {}
+  PeerCapturedBurst(CudaGraph graph, CudaGraphExec exec, BurstId burst)
+      : graph_(std::move(graph)), exec_(std::move(exec)), burst_(burst) {}
   cudaGraphExec_t exec() const { return exec_.get(); }
+  BurstId burst() const { return burst_; }
 
  private:
   CudaGraph graph_;
   CudaGraphExec exec_;
+  BurstId burst_;
 };
 
 class NcclPeerAllreduce final : public Transport {
@@ -279,12 +282,13 @@ class NcclPeerAllreduce final : public Transport {
     CudaGraphExec exec = CudaGraphExec::instantiate(graph.get());
     K25_CUDA_CHECK(cudaGraphUpload(exec.get(), nccl_.stream()));
     wait("uploading the graph of " + burst.what);
-    return std::make_unique<PeerCapturedBurst>(std::move(graph), std::move(exec));
+    return std::make_unique<PeerCapturedBurst>(std::move(graph), std::move(exec), id);
   }
 
   void replay(CapturedBurst& burst) override {
     auto* captured = dynamic_cast<PeerCapturedBurst*>(&burst);
     if (captured == nullptr) throw RuntimeFault("replay() was given a burst another transport captured");
+    last_burst_ = captured->burst();
     K25_CUDA_CHECK(cudaGraphLaunch(captured->exec(), nccl_.stream()));
   }
 
@@ -339,7 +343,7 @@ class NcclPeerAllreduce final : public Transport {
     const OpBurst& burst = bursts_.at(id);
     const CollectiveOp& op = burst.ops.at(op_index);
     launched_words_ = op_words(burst, op_index);
-    launched_ops_.push_back({id, op_index});
+    last_burst_ = id;
     if (op.stall_before && with_stall) {
       // Test only (--inject-hang ...:BACKEND): this rank's stream waits on a flag nothing releases, bounded
       // on the GPU past the watchdog should the process die first; its peers' kernels give up on it.
@@ -366,7 +370,7 @@ class NcclPeerAllreduce final : public Transport {
     args.epochs = epochs_.get<std::uint32_t>();
     args.bound_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
     args.status = status_.device<unsigned>();
-    args.op_tag = static_cast<unsigned>(launched_ops_.size() - 1);
+    args.op_tag = static_cast<unsigned>(op_index);
     args.leave_out_own_input = options_.leave_out_own_input;
     args.rows = op.epilogue_rows;
     args.residual = residual_.get();
@@ -381,20 +385,16 @@ class NcclPeerAllreduce final : public Transport {
     const WaitOutcome outcome =
         wait_for_stream(nccl_.stream(), nccl_.comm(), options_.timeout_s + kHostWaitMarginS);
     const auto* status = status_.host<volatile unsigned>();
-    if (outcome.ok() && status[0] == 0) {
-      launched_ops_.clear();
-      return;
-    }
+    if (outcome.ok() && status[0] == 0) return;
     unsigned missing = 0;
     for (int rank = 0; rank < ranks_ && rank < 8; ++rank)
       if (status[1 + rank] != 0) missing |= 1u << rank;
     std::string op_text = what;
-    const unsigned tag = status[9];
-    if (status[0] != 0 && tag < launched_ops_.size()) {
-      const auto [burst, op_index] = launched_ops_[tag];
-      const CollectiveOp& op = bursts_[burst].ops[op_index];
-      op_text =
-          fmt::format("{} ({} bytes)", op_words(bursts_[burst], op_index), op.count * dtype_bytes(op.dtype));
+    const unsigned op_index = status[9];  // the op a kernel gave up in, of the burst launched last
+    if (status[0] != 0 && last_burst_ < bursts_.size() && op_index < bursts_[last_burst_].ops.size()) {
+      const OpBurst& burst = bursts_[last_burst_];
+      const CollectiveOp& op = burst.ops[op_index];
+      op_text = fmt::format("{} ({} bytes)", op_words(burst, op_index), op.count * dtype_bytes(op.dtype));
     }
     if (!outcome.ok() && status[0] == 0)
       throw BackendHang(fmt::format(
@@ -414,8 +414,8 @@ class NcclPeerAllreduce final : public Transport {
   DeviceBuffer epochs_, send_, recv_, residual_, norm_out_, weight_, reference_, wrong_count_;
   PinnedHostBuffer status_, stall_flag_, wrong_host_;
   std::vector<OpBurst> bursts_;
-  std::vector<std::pair<BurstId, std::size_t>> launched_ops_;  // since the last completed wait, by tag
-  std::string launched_words_;
+  BurstId last_burst_ = 0;      // the burst launched or replayed last: the one a kernel that gave up was in
+  std::string launched_words_;  // its last op, in words
 };
 
 }  // namespace
