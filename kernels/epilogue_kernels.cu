@@ -57,14 +57,14 @@ __global__ void fill_epilogue(void* residual, void* weight, std::uint64_t rows, 
 }
 
 __global__ void count_epilogue(const void* result, const void* norm_out, std::uint64_t rows,
-                               std::uint64_t row_elements, ElementType type, int ranks, std::uint64_t offset,
+                               std::uint64_t row_elements, ElementType type, int ranks, std::uint64_t op,
                                const float* reference, unsigned long long* wrong) {
   unsigned long long mine = 0;
   for (std::uint64_t i = global_thread(); i < rows * row_elements; i += grid_threads()) {
     const std::uint64_t row = i / row_elements, j = i % row_elements;
     const float sum =
-        static_cast<float>(check::allreduce_expected(ranks, offset + i) + check::epilogue_residual(j));
-    const float expected = reference[((row * row_elements + offset) % 2) * row_elements + j];
+        static_cast<float>(check::allreduce_burst_expected(ranks, i, op) + check::epilogue_residual(j));
+    const float expected = reference[((row * row_elements) % 2) * row_elements + j];
     const float normed = load_as_float(norm_out, i, type);
     if (!(load_as_float(result, i, type) == sum) || !(fabsf(normed - expected) <= fabsf(expected) / 128.0f))
       ++mine;
@@ -92,12 +92,12 @@ cudaError_t fill_epilogue_inputs(void* residual, void* weight, std::uint64_t row
 }
 
 cudaError_t count_epilogue_wrong(const void* result, const void* norm_out, std::uint64_t rows,
-                                 std::uint64_t row_elements, ElementType type, int ranks,
-                                 std::uint64_t index_offset, const float* reference,
-                                 unsigned long long* wrong_count, cudaStream_t stream) {
+                                 std::uint64_t row_elements, ElementType type, int ranks, std::uint64_t op,
+                                 const float* reference, unsigned long long* wrong_count,
+                                 cudaStream_t stream) {
   if (rows == 0 || row_elements == 0) return cudaSuccess;
   count_epilogue<<<blocks_for(rows * row_elements), threads_per_block, 0, stream>>>(
-      result, norm_out, rows, row_elements, type, ranks, index_offset, reference, wrong_count);
+      result, norm_out, rows, row_elements, type, ranks, op, reference, wrong_count);
   return cudaGetLastError();
 }
 

@@ -16,17 +16,18 @@ enum class ElementType : int { bf16 = 0, fp32 = 1 };
 // ---- exact-check data of the correctness pass (formulas in src/transport/check_pattern.hpp)
 // -------------------
 
-// AllReduce input on rank `rank`: element i = 1 + (rank + i + index_offset) % 2, stored as `type` (bf16: 2
-// bytes, fp32: 4 bytes). index_offset k: op k of the burst check (check_pattern.hpp).
+// AllReduce input on rank `rank`: element i = 1 + (rank + i) % 2, stored as `type` (bf16: 2 bytes, fp32: 4
+// bytes); of op `op` of the burst check among `ranks` ranks, allreduce_burst_input (check_pattern.hpp).
 cudaError_t fill_allreduce_input(void* buffer, std::uint64_t elements, ElementType type, int rank,
-                                 cudaStream_t stream, std::uint64_t index_offset = 0);
+                                 cudaStream_t stream, std::uint64_t op = 0, int ranks = 1);
 
 // Adds to *wrong_count (device memory, one unsigned long long) the number of elements i of the reduced
-// `buffer` that differ from allreduce_expected(ranks, first_index + i) (first_index: where a ReduceScatter's
-// part starts in the whole sum; 0 for an AllReduce). NaN counts as wrong. *wrong_count is not reset here.
+// `buffer` that differ from allreduce_burst_expected(ranks, first_index + i, op) (first_index: where a
+// ReduceScatter's part starts in the whole sum; 0 for an AllReduce; op: of the burst check, 0 otherwise). NaN
+// counts as wrong. *wrong_count is not reset here.
 cudaError_t count_allreduce_wrong(const void* buffer, std::uint64_t elements, std::uint64_t first_index,
                                   ElementType type, int ranks, unsigned long long* wrong_count,
-                                  cudaStream_t stream);
+                                  cudaStream_t stream, std::uint64_t op = 0);
 
 // All-to-All block that rank `src` sends to rank `dst`: byte j = (src x 31 + dst x 7 + j) mod 256, j in [0,
 // bytes).
@@ -51,14 +52,14 @@ cudaError_t add_rmsnorm(void* sum, const void* residual, const void* weight, voi
 cudaError_t fill_epilogue_inputs(void* residual, void* weight, std::uint64_t rows, std::uint64_t row_elements,
                                  ElementType type, cudaStream_t stream);
 
-// Adds to *wrong_count the elements of op `index_offset` of the burst check that are wrong: result (the sum
-// plus the residual) must equal allreduce_expected + j % 3 exactly, norm_out must be within 2^-7 x
-// |reference| of `reference` (device memory, 2 x row_elements floats: the CPU's normed row of each parity,
+// Adds to *wrong_count the elements of op `op` of the burst check that are wrong: result (the sum plus the
+// residual) must equal allreduce_burst_expected + j % 3 exactly, norm_out must be within 2^-7 x |reference|
+// of `reference` (device memory, 2 x row_elements floats: the CPU's normed row of each parity for this op,
 // add_rmsnorm_references).
 cudaError_t count_epilogue_wrong(const void* result, const void* norm_out, std::uint64_t rows,
-                                 std::uint64_t row_elements, ElementType type, int ranks,
-                                 std::uint64_t index_offset, const float* reference,
-                                 unsigned long long* wrong_count, cudaStream_t stream);
+                                 std::uint64_t row_elements, ElementType type, int ranks, std::uint64_t op,
+                                 const float* reference, unsigned long long* wrong_count,
+                                 cudaStream_t stream);
 
 // ---- peer all-reduce (src/transport/peer_allreduce.hpp: the layout; docs/allreduce-backends.md: the design)
 // -----------------------------------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ struct PeerAllreduceArgs {
   std::uint32_t* epochs = nullptr;  // this rank's op counter per block (device memory, kPeerBlocks)
   std::uint64_t bound_ns = 0;
   volatile unsigned* status = nullptr;
-  unsigned op_tag = 0;  // which op of its burst, for the message when a kernel gives up
+  unsigned op_tag = 0;               // which op of its burst, for the message when a kernel gives up
   bool leave_out_own_input = false;  // test only (--inject-wrong)
   // The fused residual add + RMSNorm (rows > 0): rows of count / rows elements, a multiple of 16 bytes.
   std::uint64_t rows = 0;

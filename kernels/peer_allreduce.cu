@@ -140,6 +140,19 @@ __device__ void reduce_rows_fused(const PeerAllreduceArgs& a, BlockState& s, uin
   }
 }
 
+// One-shot's reduction: the whole op from `sources` (each a rank's copy) into the output, with the epilogue
+// fused where there is one.
+template <typename Lanes>
+__device__ void reduce_whole_op(const PeerAllreduceArgs& a, BlockState& s, uint4* const* sources,
+                                std::uint64_t vectors, std::uint64_t row_vectors) {
+  auto* out = static_cast<uint4*>(a.output);
+  if (a.rows > 0)
+    reduce_rows_fused<Lanes>(a, s, sources, 0, 0, a.rows, row_vectors, out, static_cast<uint4*>(a.norm_out));
+  else
+    for_block_vectors(a, 0, vectors, row_vectors,
+                      [&](std::uint64_t v) { out[v] = sum_vector<Lanes>(a, sources, v); });
+}
+
 // Push: this block's vectors of the input into slot `rank` of every rank; meet; reduce this rank's slots;
 // meet again at the end, so that no rank's next op pushes into a slot a peer still reads (a one-stage kernel
 // without it corrupts the next op's data).
@@ -157,12 +170,7 @@ __device__ void oneshot_push(const PeerAllreduceArgs& a, BlockState& s, std::uin
   uint4* sources[kPeerMaxRanks];
   for (int q = 0; q < a.ranks; ++q)
     sources[q] = vectors_at(a.buffers[a.rank], a.slots_offset + static_cast<std::uint64_t>(q) * a.slot_bytes);
-  auto* out = static_cast<uint4*>(a.output);
-  if (a.rows > 0)
-    reduce_rows_fused<Lanes>(a, s, sources, 0, 0, a.rows, row_vectors, out, static_cast<uint4*>(a.norm_out));
-  else
-    for_block_vectors(a, 0, vectors, row_vectors,
-                      [&](std::uint64_t v) { out[v] = sum_vector<Lanes>(a, sources, v); });
+  reduce_whole_op<Lanes>(a, s, sources, vectors, row_vectors);
   meet_peers(a, s, 1);
 }
 
@@ -178,12 +186,7 @@ __device__ void oneshot_pull(const PeerAllreduceArgs& a, BlockState& s, std::uin
   if (!meet_peers(a, s, 0)) return;
   uint4* sources[kPeerMaxRanks];
   for (int q = 0; q < a.ranks; ++q) sources[q] = vectors_at(a.buffers[q], a.slots_offset);
-  auto* out = static_cast<uint4*>(a.output);
-  if (a.rows > 0)
-    reduce_rows_fused<Lanes>(a, s, sources, 0, 0, a.rows, row_vectors, out, static_cast<uint4*>(a.norm_out));
-  else
-    for_block_vectors(a, 0, vectors, row_vectors,
-                      [&](std::uint64_t v) { out[v] = sum_vector<Lanes>(a, sources, v); });
+  reduce_whole_op<Lanes>(a, s, sources, vectors, row_vectors);
   meet_peers(a, s, 1);
 }
 

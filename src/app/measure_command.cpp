@@ -143,7 +143,7 @@ struct Placement {
 
 // Collective.
 Placement place_run(const RunConfig& config, const RankContext& context, const NcclBackend& nccl) {
-  Placement placement{make_transport(config, context, nccl), {}, context.hosts(), {}};
+  Placement placement{make_transport(config, context, nccl), {}, context.hosts(), {}, {}};
   const Transport& transport = placement.transport();
   placement.topology = probe_topology(context, transport.device(), nccl);
   if (config.transport.emulate_ranks && transport.device() >= 0)

@@ -34,11 +34,11 @@ void fill_epilogue_inputs(std::byte* residual, std::byte* weight, std::size_t ro
   for (std::size_t j = 0; j < row_elements; ++j) store_element(weight, j, dtype, check::epilogue_weight(j));
 }
 
-std::vector<float> add_rmsnorm_reference(int ranks, std::size_t row_elements, int parity) {
+std::vector<float> add_rmsnorm_reference(int ranks, std::size_t row_elements, int parity, std::uint64_t op) {
   std::vector<double> x(row_elements);
   double squares = 0;
   for (std::size_t j = 0; j < row_elements; ++j) {
-    x[j] = check::allreduce_expected(ranks, static_cast<std::uint64_t>(parity) + j) +
+    x[j] = check::allreduce_burst_expected(ranks, static_cast<std::uint64_t>(parity) + j, op) +
            check::epilogue_residual(j);
     squares += x[j] * x[j];
   }
@@ -50,7 +50,12 @@ std::vector<float> add_rmsnorm_reference(int ranks, std::size_t row_elements, in
 }
 
 EpilogueReference add_rmsnorm_references(int ranks, std::size_t row_elements) {
-  return {add_rmsnorm_reference(ranks, row_elements, 0), add_rmsnorm_reference(ranks, row_elements, 1)};
+  EpilogueReference reference;
+  for (std::uint64_t op = 0; op < 3; ++op)
+    for (int parity = 0; parity < 2; ++parity)
+      reference[epilogue_reference_index(op, static_cast<std::size_t>(parity))] =
+          add_rmsnorm_reference(ranks, row_elements, parity, op);
+  return reference;
 }
 
 bool within_epilogue_bound(float got, float reference) {
@@ -58,23 +63,23 @@ bool within_epilogue_bound(float got, float reference) {
 }
 
 std::uint64_t count_allreduce_wrong_host(const std::byte* result, std::size_t count, Dtype dtype, int ranks,
-                                         std::uint64_t shift) {
+                                         std::uint64_t op) {
   std::uint64_t wrong = 0;
   for (std::size_t i = 0; i < count; ++i)
-    if (load_element(result, i, dtype) != static_cast<float>(check::allreduce_expected(ranks, shift + i)))
+    if (load_element(result, i, dtype) != static_cast<float>(check::allreduce_burst_expected(ranks, i, op)))
       ++wrong;
   return wrong;
 }
 
 std::uint64_t count_epilogue_wrong_host(const std::byte* result, const std::byte* norm_out, std::size_t rows,
-                                        std::size_t row_elements, Dtype dtype, int ranks, std::uint64_t shift,
+                                        std::size_t row_elements, Dtype dtype, int ranks, std::uint64_t op,
                                         const EpilogueReference& reference) {
   std::uint64_t wrong = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t base = r * row_elements;
-    const std::vector<float>& expected_norm = reference[(base + shift) % 2];
+    const std::vector<float>& expected_norm = reference[epilogue_reference_index(op, base % 2)];
     for (std::size_t j = 0; j < row_elements; ++j) {
-      const float sum = static_cast<float>(check::allreduce_expected(ranks, shift + base + j) +
+      const float sum = static_cast<float>(check::allreduce_burst_expected(ranks, base + j, op) +
                                            check::epilogue_residual(j));
       if (load_element(result, base + j, dtype) != sum ||
           !within_epilogue_bound(load_element(norm_out, base + j, dtype), expected_norm[j]))

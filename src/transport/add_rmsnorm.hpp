@@ -23,11 +23,16 @@ void add_rmsnorm_rows(std::byte* sum, const std::byte* residual, const std::byte
 void fill_epilogue_inputs(std::byte* residual, std::byte* weight, std::size_t rows, std::size_t row_elements,
                           Dtype dtype);
 
-// The normed output the CPU expects of a row whose sum element j is allreduce_expected(ranks, parity + j),
-// computed in double: row r of op k of the burst check has parity (r x row_elements + k) % 2.
-std::vector<float> add_rmsnorm_reference(int ranks, std::size_t row_elements, int parity);
-using EpilogueReference = std::array<std::vector<float>, 2>;  // by parity
+// The normed output the CPU expects of a row of op `op` of the burst check whose sum element j is
+// allreduce_burst_expected(ranks, parity + j, op), computed in double: row r has parity (r x row_elements)
+// % 2.
+std::vector<float> add_rmsnorm_reference(int ranks, std::size_t row_elements, int parity, std::uint64_t op);
+// Every row the burst check can expect: index epilogue_reference_index(op, parity), op % 3 x 2 + parity.
+using EpilogueReference = std::array<std::vector<float>, 6>;
 EpilogueReference add_rmsnorm_references(int ranks, std::size_t row_elements);
+inline std::size_t epilogue_reference_index(std::uint64_t op, std::size_t parity) {
+  return static_cast<std::size_t>(op % 3) * 2 + parity;
+}
 
 // The bound the epilogue's output is checked within: |got - reference| <= 2^-7 x |reference|, two bf16 units
 // in the last place (the output is rounded to bf16 once; the fp32 sums and the reciprocal square root of two
@@ -35,13 +40,13 @@ EpilogueReference add_rmsnorm_references(int ranks, std::size_t row_elements);
 inline constexpr float kEpilogueRelativeBound = 1.0f / 128.0f;
 bool within_epilogue_bound(float got, float reference);
 
-// Wrong elements of op `shift` of the burst check on host memory: the result (the sum, plus the residual
+// Wrong elements of op `op` of the burst check on host memory: the result (the sum, plus the residual
 // with the epilogue) must equal the exact expected value; with the epilogue (rows > 0) the normed output must
 // be within the bound of the reference.
 std::uint64_t count_allreduce_wrong_host(const std::byte* result, std::size_t count, Dtype dtype, int ranks,
-                                         std::uint64_t shift);
+                                         std::uint64_t op);
 std::uint64_t count_epilogue_wrong_host(const std::byte* result, const std::byte* norm_out, std::size_t rows,
-                                        std::size_t row_elements, Dtype dtype, int ranks, std::uint64_t shift,
+                                        std::size_t row_elements, Dtype dtype, int ranks, std::uint64_t op,
                                         const EpilogueReference& reference);
 
 }  // namespace k25

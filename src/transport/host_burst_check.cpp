@@ -21,7 +21,8 @@ std::uint64_t check_allreduce_burst(const OpBurst& burst, int rank, int ranks,
     if (op.kind != CollectiveKind::allreduce)
       throw UsageError(fmt::format("{}: the burst check is the AllReduce burst's", op_words(burst, k)));
     for (std::size_t i = 0; i < op.count; ++i)
-      store_element(buffers.input, i, op.dtype, static_cast<float>(check::allreduce_input(rank, i + k)));
+      store_element(buffers.input, i, op.dtype,
+                    static_cast<float>(check::allreduce_burst_input(rank, ranks, i, k)));
     // An out-of-place result starts as NaN (all bits set), so an op that wrote nothing is caught.
     if (buffers.out_of_place != nullptr) std::memset(buffers.out_of_place, 0xFF, buffers.out_of_place_bytes);
     const std::size_t row = op.epilogue_row_elements();

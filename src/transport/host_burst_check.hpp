@@ -1,6 +1,6 @@
 // The AllReduce burst check on host memory (Transport::verify_burst), one loop for the host transport's
-// MPI_Allreduce and its peer backends: op k's input is the check data shifted by k, and its result is checked
-// before op k + 1 runs.
+// MPI_Allreduce and its peer backends: op k's input is check_pattern.hpp's burst input of op k, and its
+// result is checked before op k + 1 runs.
 #pragma once
 
 #include <cstddef>

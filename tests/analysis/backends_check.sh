@@ -17,6 +17,7 @@ fail() { echo "FAIL ($case_name): $*"; exit 1; }
 # make_report OUT [ONESHOT_FACTOR] [EXTRA_JSON_EDIT]: pcie-report.json with oneshot (0.3x nccl's times, times
 # ONESHOT_FACTOR) and twoshot (0.6x) rows at every AllReduce point, schema 4.
 make_report() {
+  mkdir -p "$(dirname "$1")"
   python3 - "$data/pcie-report.json" "$1" "${2:-1}" "${3:-}" <<'PY'
 import copy, json, sys
 report = json.load(open(sys.argv[1]))
@@ -82,10 +83,9 @@ nightly)
   ;;
 merge)
   make_report "$work/a/report.json" 1
-  mkdir -p "$work/sweep/proto-ll"
   make_report "$work/sweep/proto-ll/report.json" 1 proto-ll
   K25_PLOT_SCRIPT=$src/tools/plot-report "$k25comm" report "$work/a/report.json" \
-    --backends-from "$work/sweep/proto-ll/report.json" >"$work/merge.log" 2>&1 || { cat "$work/merge.log"; fail "exit $?"; }
+    --backends-from "$work/sweep/proto-ll/report.json" >"$work/merge.log" 2>&1 || { cat "$work/merge.log"; fail "the merge failed"; }
   cat "$work/merge.log"
   out=$work/a/with-backends
   grep -q "merged the AllReduce rows of $work/sweep/proto-ll/report.json as backends into $out" "$work/merge.log" ||

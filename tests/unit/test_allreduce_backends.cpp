@@ -40,7 +40,8 @@ PhaseResult backend_row(const std::string& backend, int tokens, TimingMode mode,
 // A GPU report: nccl's own rows and oneshot/twoshot at 1 and 32 tokens, eager.
 RunReport backends_report() {
   RunReport r = empty_report();
-  r.results = {backend_row("nccl", 1, TimingMode::eager, 6810), backend_row("nccl", 32, TimingMode::eager, 11346)};
+  r.results = {backend_row("nccl", 1, TimingMode::eager, 6810),
+               backend_row("nccl", 32, TimingMode::eager, 11346)};
   r.backend_results = {backend_row("oneshot", 1, TimingMode::eager, 1420),
                        backend_row("twoshot", 1, TimingMode::eager, 2100),
                        backend_row("oneshot", 32, TimingMode::eager, 17960),
@@ -50,8 +51,9 @@ RunReport backends_report() {
 
 }  // namespace
 
-TEST_CASE("the peer buffer layout keeps flags, slots and the gather area apart for every algorithm and rank count",
-          "[backends]") {
+TEST_CASE(
+    "the peer buffer layout keeps flags, slots and the gather area apart for every algorithm and rank count",
+    "[backends]") {
   for (const AllreduceBackend algorithm :
        {AllreduceBackend::oneshot, AllreduceBackend::twoshot, AllreduceBackend::oneshot_pull})
     for (int ranks = 1; ranks <= kMaxPeerRanks; ++ranks) {
@@ -67,8 +69,9 @@ TEST_CASE("the peer buffer layout keeps flags, slots and the gather area apart f
     }
 }
 
-TEST_CASE("two-shot splits an op into one part per rank that together cover it once, in whole vectors or rows",
-          "[backends]") {
+TEST_CASE(
+    "two-shot splits an op into one part per rank that together cover it once, in whole vectors or rows",
+    "[backends]") {
   for (int ranks = 1; ranks <= kMaxPeerRanks; ++ranks)
     for (const std::size_t rows : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{16}}) {
       const std::size_t count = rows > 0 ? rows * 7168 : 7168 * 5 + 8;
@@ -88,8 +91,9 @@ TEST_CASE("two-shot splits an op into one part per rank that together cover it o
     }
 }
 
-TEST_CASE("a peer backend refuses an op above its buffer, a kind or type it does not sum, a size not in vectors",
-          "[backends]") {
+TEST_CASE(
+    "a peer backend refuses an op above its buffer, a kind or type it does not sum, a size not in vectors",
+    "[backends]") {
   OpBurst burst;
   burst.what = "allreduce at 4 tokens";
   CollectiveOp op;
@@ -101,17 +105,22 @@ TEST_CASE("a peer backend refuses an op above its buffer, a kind or type it does
   options.max_op_bytes = 4096;
   const auto too_big = peer_op_refusal(options, burst, 0, true);
   REQUIRE(too_big);
-  CHECK(*too_big == "oneshot: 57344 bytes per op is above its 4096-byte buffer (transport.peer_max_bytes, --peer-max-bytes)");
+  CHECK(
+      *too_big ==
+      "oneshot: 57344 bytes per op is above its 4096-byte buffer (transport.peer_max_bytes, --peer-max-bytes)");
   options.max_op_bytes = 8u << 20;
   burst.ops[0].count = 7;
-  CHECK(peer_op_refusal(options, burst, 0, true));   // 14 bytes: not whole 16-byte vectors on the GPU
+  CHECK(peer_op_refusal(options, burst, 0, true));         // 14 bytes: not whole 16-byte vectors on the GPU
   CHECK_FALSE(peer_op_refusal(options, burst, 0, false));  // the host takes any size
   burst.ops[0].kind = CollectiveKind::allgather;
   CHECK(peer_op_refusal(options, burst, 0, false));
 }
 
-TEST_CASE("the burst check counts every element of an op that reads the next op's data, and none of exact ops",
-          "[backends]") {
+TEST_CASE(
+    "the burst check counts every element of an op that reads the next op's data, and none of exact ops",
+    "[backends]") {
+  // An even rank count: the plain check data sums to one value at every index, so only the per-op shift tells
+  // one op's result from the next's.
   const int ranks = 4, rank = 1;
   OpBurst burst;
   burst.what = "allreduce at 1 token";
@@ -121,9 +130,10 @@ TEST_CASE("the burst check counts every element of an op that reads the next op'
   std::vector<std::byte> input(op.count * 2), output(op.count * 2);
   const HostAllreduceBuffers buffers{input.data(), output.data(), output.data(), output.size(),
                                      nullptr,      nullptr,       nullptr};
-  const auto sum_of = [&](std::size_t shift) {
+  const auto sum_of = [&](std::size_t op_index) {
     for (std::size_t i = 0; i < op.count; ++i)
-      store_element(output.data(), i, Dtype::bf16, static_cast<float>(check::allreduce_expected(ranks, i + shift)));
+      store_element(output.data(), i, Dtype::bf16,
+                    static_cast<float>(check::allreduce_burst_expected(ranks, i, op_index)));
   };
   CHECK(check_allreduce_burst(burst, rank, ranks, buffers, [&](std::size_t k) { sum_of(k); }) == 0);
   // A racing op: op k's result made of op k + 1's data (a peer's next push landed before it was read).
@@ -132,34 +142,39 @@ TEST_CASE("the burst check counts every element of an op that reads the next op'
   CHECK(check_allreduce_burst(burst, rank, ranks, buffers, [](std::size_t) {}) == 8 * 64);
 }
 
-TEST_CASE("the add + RMSNorm epilogue on the host is within its bound of the CPU reference; a one-percent error is not",
-          "[backends]") {
+TEST_CASE(
+    "the add + RMSNorm epilogue on the host is within its bound of the CPU reference; a one-percent error is not",
+    "[backends]") {
   const int ranks = 8;
   const std::size_t rows = 3, row = 7168;
   for (const Dtype dtype : {Dtype::bf16, Dtype::fp32}) {
     const std::size_t bytes = rows * row * dtype_bytes(dtype);
     std::vector<std::byte> sum(bytes), residual(bytes), norm(bytes), weight(row * dtype_bytes(dtype));
     fill_epilogue_inputs(residual.data(), weight.data(), rows, row, dtype);
-    const std::uint64_t shift = 5;  // op 5 of a burst
+    const std::uint64_t op = 5;  // op 5 of a burst
     for (std::size_t i = 0; i < rows * row; ++i)
-      store_element(sum.data(), i, dtype, static_cast<float>(check::allreduce_expected(ranks, i + shift)));
+      store_element(sum.data(), i, dtype, static_cast<float>(check::allreduce_burst_expected(ranks, i, op)));
     add_rmsnorm_rows(sum.data(), residual.data(), weight.data(), norm.data(), 0, rows, row, dtype);
     const EpilogueReference reference = add_rmsnorm_references(ranks, row);
-    CHECK(count_epilogue_wrong_host(sum.data(), norm.data(), rows, row, dtype, ranks, shift, reference) == 0);
+    CHECK(count_epilogue_wrong_host(sum.data(), norm.data(), rows, row, dtype, ranks, op, reference) == 0);
     store_element(norm.data(), 7, dtype, load_element(norm.data(), 7, dtype) * 1.01f);
-    CHECK(count_epilogue_wrong_host(sum.data(), norm.data(), rows, row, dtype, ranks, shift, reference) == 1);
+    CHECK(count_epilogue_wrong_host(sum.data(), norm.data(), rows, row, dtype, ranks, op, reference) == 1);
+    // The residual output of the next op's data is wrong in every element.
+    CHECK(count_epilogue_wrong_host(sum.data(), norm.data(), rows, row, dtype, ranks, op + 1, reference) ==
+          rows * row);
   }
   CHECK(within_epilogue_bound(1.0f, 1.0f + 1.0f / 256));
   CHECK_FALSE(within_epilogue_bound(1.0f, 1.0f + 1.0f / 64));
 }
 
-TEST_CASE("--allreduce-backends reads a list once each, an empty YAML list is the default, a name twice is refused",
-          "[backends][config]") {
+TEST_CASE(
+    "--allreduce-backends reads a list once each, an empty YAML list is the default, a name twice is refused",
+    "[backends][config]") {
   RunConfig config;
   apply_flag(*config_key_of_flag("--allreduce-backends"), "mpi,oneshot,twoshot,oneshot-pull", config);
   CHECK(config.sweep.allreduce_backends ==
-        std::vector<AllreduceBackend>{AllreduceBackend::mpi, AllreduceBackend::oneshot, AllreduceBackend::twoshot,
-                                      AllreduceBackend::oneshot_pull});
+        std::vector<AllreduceBackend>{AllreduceBackend::mpi, AllreduceBackend::oneshot,
+                                      AllreduceBackend::twoshot, AllreduceBackend::oneshot_pull});
   CHECK(config_to_json(config)["sweep"]["allreduce_backends"] ==
         nlohmann::json::array({"mpi", "oneshot", "twoshot", "oneshot-pull"}));
   CHECK_THROWS_WITH(apply_flag(*config_key_of_flag("--allreduce-backends"), "oneshot,oneshot", config),
@@ -175,8 +190,9 @@ TEST_CASE("--allreduce-backends reads a list once each, an empty YAML list is th
   CHECK_THROWS_WITH(parse_hang_spec("allreduce:4:2:1:fourshot"), Catch::Contains("unknown BACKEND"));
 }
 
-TEST_CASE("the backends' table: ratios to the default, the best per token count, the crossover and the headline",
-          "[backends][analysis]") {
+TEST_CASE(
+    "the backends' table: ratios to the default, the best per token count, the crossover and the headline",
+    "[backends][analysis]") {
   RunReport report = backends_report();
   analyze_report(report);
   const BackendAnalysis& a = report.backends;
@@ -187,10 +203,10 @@ TEST_CASE("the backends' table: ratios to the default, the best per token count,
   CHECK(a.tables[0].rows[1].ratio.value() == Approx(1420.0 / 6810.0));
   CHECK(a.crossover.oneshot_up_to_bytes == 14336);
   CHECK(a.crossover.twoshot_from_bytes == 32 * 14336);
-  CHECK(a.headline.at(0) ==
-        "AllReduce burst at T=1: nccl 6.81 ms, oneshot 1.42 ms (0.21x), twoshot 2.10 ms (0.31x) (eager, 122 ops of 14336 B); best oneshot; best per token count: oneshot at T=1, twoshot at T=32; one-shot/two-shot crossover between 14336 B (one-shot faster) and 458752 B per op");
-  CHECK(report.headline.back() == a.headline.at(0) + " [pcie]" ||
-        report.headline.back().rfind(a.headline.at(0), 0) == 0);
+  CHECK(
+      a.headline.at(0) ==
+      "AllReduce burst at T=1: nccl 6.81 ms, oneshot 1.42 ms (0.21x), twoshot 2.10 ms (0.31x) (eager, 122 ops of 14336 B); best oneshot; best per token count: oneshot at T=1, twoshot at T=32; one-shot/two-shot crossover between 14336 B (one-shot faster) and 458752 B per op");
+  CHECK(report.headline.back().rfind(a.headline.at(0), 0) == 0);  // with the run's tags after it
   const nlohmann::json written = nlohmann::json(report).at("allreduce_backends");
   CHECK(written.at("tables").at(0).at("best") == "oneshot");
 }
@@ -208,8 +224,9 @@ TEST_CASE("a WRONG backend is never best, even where it is the fastest", "[backe
   CHECK(report.backends.tables[0].best.empty());
 }
 
-TEST_CASE("with serve figures the best backend's burst replaces the default's in TPOT, tagged measured in replay",
-          "[backends][analysis]") {
+TEST_CASE(
+    "with serve figures the best backend's burst replaces the default's in TPOT, tagged measured in replay",
+    "[backends][analysis]") {
   RunReport report = backends_report();
   report.serve.ran = true;
   report.serve.levels = {serve_level(1, 12.4, 79.0)};
@@ -225,8 +242,12 @@ TEST_CASE("with serve figures the best backend's burst replaces the default's in
 TEST_CASE("report.json keeps every backend's rows and reads a report before backends as the transport's own",
           "[backends][report]") {
   RunReport report = backends_report();
-  report.backend_results.push_back(backend_row("oneshot-pull", 1, TimingMode::eager, 0));
-  report.backend_results.back().not_run = "P2P is not possible between rank 0's GPU and rank 3's GPU";
+  PhaseResult pull = backend_row("oneshot-pull", 1, TimingMode::eager, 1000);
+  pull.iterations = 0;
+  pull.step_us = pull.op_us = Stats{};
+  pull.algbw_gbps = pull.busbw_gbps = 0;
+  pull.not_run = "P2P is not possible between rank 0's GPU and rank 3's GPU";
+  report.backend_results.push_back(pull);
   nlohmann::json j = report;
   CHECK(j.at("schema_version") == 4);
   CHECK(j.at("results").at(0).at("backend") == "nccl");
@@ -255,8 +276,9 @@ TEST_CASE("report.json keeps every backend's rows and reads a report before back
   CHECK(from_journal.backend_results.size() == 1);
 }
 
-TEST_CASE("compare matches rows by backend and finds a backend's regression; old reports match the default rows",
-          "[backends][compare]") {
+TEST_CASE(
+    "compare matches rows by backend and finds a backend's regression; old reports match the default rows",
+    "[backends][compare]") {
   const RunReport base = backends_report();
   RunReport next = backends_report();
   next.backend_results[0].step_us = stats_p50_p90(2840, 2900);  // oneshot at T=1 twice as slow

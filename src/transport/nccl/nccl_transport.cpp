@@ -10,8 +10,8 @@
 
 #include "common/error.hpp"
 #include "k25_kernels.h"
-#include "transport/add_rmsnorm.hpp"
 #include "transport/nccl/cuda_check.hpp"
+#include "transport/nccl/gpu_burst_check.hpp"
 #include "transport/op_wait_point.hpp"
 
 // Inside a group of NCCL calls armed on the watchdog: returns the first failure, raised after disarming.
@@ -227,8 +227,8 @@ void NcclTransport::allocate(const BufferSizes& sizes) {
     residual_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
     norm_out_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
     weight_ = DeviceBuffer::allocate(rounded(sizes.epilogue_row_bytes));
-    // Two rows of floats (the reference of each parity): at most two floats per bf16 byte pair.
-    epilogue_reference_ = DeviceBuffer::allocate(4 * sizes.epilogue_row_bytes);
+    // Six rows of floats (add_rmsnorm.hpp's EpilogueReference): at most two floats per two bytes of a row.
+    epilogue_reference_ = DeviceBuffer::allocate(12 * sizes.epilogue_row_bytes);
   }
   // Timed runs move whatever the buffers hold; zeros keep NaN and denormal patterns out of the reductions.
   for (DeviceBuffer* buffer : {&send_, &recv_, &rows_, &residual_, &norm_out_, &weight_})
@@ -681,42 +681,21 @@ std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
 std::uint64_t NcclTransport::verify_burst(BurstId id) {
   throw_if_poisoned();
   const PreparedBurst& burst = prepared(id);
+  if (burst.burst.ops.empty()) return 0;
+  const CollectiveOp& first = burst.burst.ops.front();
   auto* wrong = wrong_count_.get<unsigned long long>();
-  cudaStream_t stream = stream_.get();
-  K25_CUDA_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, stream));
-  std::size_t reference_row = 0;  // the row length the reference on the device was computed for
-  for (std::size_t k = 0; k < burst.burst.ops.size(); ++k) {
-    const CollectiveOp& op = burst.burst.ops[k];
-    if (op.kind != CollectiveKind::allreduce)
-      throw UsageError(fmt::format("{}: the burst check is the AllReduce burst's", op_words(burst.burst, k)));
-    const std::size_t row = op.epilogue_row_elements();
-    if (op.epilogue_rows > 0 && row != reference_row) {
-      const EpilogueReference reference = add_rmsnorm_references(ranks_, row);
-      for (int parity = 0; parity < 2; ++parity)
-        K25_CUDA_CHECK(cudaMemcpyAsync(epilogue_reference_.get<float>() + parity * row,
-                                       reference[static_cast<std::size_t>(parity)].data(),
-                                       row * sizeof(float), cudaMemcpyHostToDevice, stream));
-      wait_stream("verify");  // the host copies of the reference go once the device has them
-      reference_row = row;
-    }
-    K25_CUDA_CHECK(
-        kernels::fill_allreduce_input(input(op), op.count, element_type(op.dtype), rank_, stream, k));
-    // An out-of-place result starts as NaN (all bits set), so an op that wrote nothing is caught.
-    if (!in_place_) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xFF, recv_.bytes(), stream));
-    if (op.epilogue_rows > 0)
-      K25_CUDA_CHECK(kernels::fill_epilogue_inputs(residual_.get(), weight_.get(), op.epilogue_rows, row,
-                                                   element_type(op.dtype), stream));
-    launched_.push_back({id, k});
-    enqueue_op(burst, k, false, true);
-    if (op.epilogue_rows > 0)
-      K25_CUDA_CHECK(kernels::count_epilogue_wrong(result(op), norm_out_.get(), op.epilogue_rows, row,
-                                                   element_type(op.dtype), ranks_, k,
-                                                   epilogue_reference_.get<float>(), wrong, stream));
-    else
-      K25_CUDA_CHECK(kernels::count_allreduce_wrong(result(op), op.count, k, element_type(op.dtype), ranks_,
-                                                    wrong, stream));
-  }
-  K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
+  const GpuCheckBuffers buffers{
+      input(first),  result(first),   in_place_ ? nullptr : recv_.get(), recv_.bytes(), residual_.get(),
+      weight_.get(), norm_out_.get(), epilogue_reference_.get<float>(),  wrong};
+  enqueue_burst_check(
+      burst.burst, buffers, rank_, ranks_, stream_.get(),
+      [&](std::size_t k) {
+        launched_.push_back({id, k});
+        enqueue_op(burst, k, false, true);
+      },
+      [&](const char* what) { wait_stream(what); });
+  K25_CUDA_CHECK(
+      cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream_.get()));
   activity_ = "checking the AllReduce burst " + burst.burst.what;
   wait_stream("verify");
   activity_.clear();

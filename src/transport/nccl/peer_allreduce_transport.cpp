@@ -14,9 +14,9 @@
 
 #include "common/first_problem.hpp"
 #include "k25_kernels.h"
-#include "transport/add_rmsnorm.hpp"
 #include "transport/nccl/cuda_check.hpp"
 #include "transport/nccl/cuda_resources.hpp"
+#include "transport/nccl/gpu_burst_check.hpp"
 #include "transport/nccl/nccl_registration.hpp"
 #include "transport/nccl/nccl_transport.hpp"
 #include "transport/nccl/stream_wait.hpp"
@@ -228,7 +228,7 @@ class NcclPeerAllreduce final : public Transport {
       residual_ = DeviceBuffer::allocate(peer_buffer_rounded(epilogue));
       norm_out_ = DeviceBuffer::allocate(peer_buffer_rounded(epilogue));
       weight_ = DeviceBuffer::allocate(peer_buffer_rounded(sizes.epilogue_row_bytes));
-      reference_ = DeviceBuffer::allocate(peer_buffer_rounded(4 * sizes.epilogue_row_bytes));
+      reference_ = DeviceBuffer::allocate(peer_buffer_rounded(12 * sizes.epilogue_row_bytes));
     }
     for (DeviceBuffer* buffer : {&send_, &recv_, &residual_, &norm_out_, &weight_})
       if (buffer->get()) K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), nccl_.stream()));
@@ -299,39 +299,21 @@ class NcclPeerAllreduce final : public Transport {
   // Op k: its input filled with the check data shifted by k, the kernel, its count; all on the stream, one
   // after the other, as in a timed burst.
   [[nodiscard]] std::uint64_t verify_burst(BurstId id) override {
-    const OpBurst& burst = bursts_.at(id);
-    cudaStream_t stream = nccl_.stream();
     auto* wrong = wrong_count_.get<unsigned long long>();
-    K25_CUDA_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, stream));
-    std::size_t reference_row = 0;
-    for (std::size_t k = 0; k < burst.ops.size(); ++k) {
-      const CollectiveOp& op = burst.ops[k];
-      const std::size_t row = op.epilogue_row_elements();
-      if (op.epilogue_rows > 0 && row != reference_row) {
-        const EpilogueReference reference = add_rmsnorm_references(ranks_, row);
-        for (int parity = 0; parity < 2; ++parity)
-          K25_CUDA_CHECK(cudaMemcpyAsync(reference_.get<float>() + parity * row,
-                                         reference[static_cast<std::size_t>(parity)].data(),
-                                         row * sizeof(float), cudaMemcpyHostToDevice, stream));
-        wait("copying the epilogue's reference");
-        reference_row = row;
-      }
-      K25_CUDA_CHECK(kernels::fill_allreduce_input(send_.get(), op.count, peer_element_type(op.dtype), rank_,
-                                                   stream, k));
-      if (!options_.in_place) K25_CUDA_CHECK(cudaMemsetAsync(recv_.get(), 0xFF, recv_.bytes(), stream));
-      if (op.epilogue_rows > 0)
-        K25_CUDA_CHECK(kernels::fill_epilogue_inputs(residual_.get(), weight_.get(), op.epilogue_rows, row,
-                                                     peer_element_type(op.dtype), stream));
-      enqueue(id, k, true);
-      if (op.epilogue_rows > 0)
-        K25_CUDA_CHECK(kernels::count_epilogue_wrong(result(), norm_out_.get(), op.epilogue_rows, row,
-                                                     peer_element_type(op.dtype), ranks_, k,
-                                                     reference_.get<float>(), wrong, stream));
-      else
-        K25_CUDA_CHECK(kernels::count_allreduce_wrong(result(), op.count, k, peer_element_type(op.dtype),
-                                                      ranks_, wrong, stream));
-    }
-    K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
+    const GpuCheckBuffers buffers{send_.get(),
+                                  result(),
+                                  options_.in_place ? nullptr : recv_.get(),
+                                  recv_.bytes(),
+                                  residual_.get(),
+                                  weight_.get(),
+                                  norm_out_.get(),
+                                  reference_.get<float>(),
+                                  wrong};
+    enqueue_burst_check(
+        bursts_.at(id), buffers, rank_, ranks_, nccl_.stream(), [&](std::size_t k) { enqueue(id, k, true); },
+        [&](const char* what) { wait(what); });
+    K25_CUDA_CHECK(
+        cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, nccl_.stream()));
     synchronize();
     return *wrong_host_.host<unsigned long long>();
   }
