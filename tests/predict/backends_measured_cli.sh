@@ -24,7 +24,7 @@ predict, replay = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 text = json.dumps(predict)
 oneshot = [r for r in replay["backend_results"] if r["backend"] == "oneshot" and r["mode"] == "decode"]
 assert oneshot and oneshot[0]["wrong"] == 0, oneshot
-assert "the oneshot backend's (--backend)" in text, "the note that the burst is oneshot's"
+assert "replay oneshot" in text, "the alternative is not named after its backend"
 print("ok: predict took oneshot's decode rows")
 PY
 if "$k25comm" predict "$data/capture.json" --with "$out/replay/report.json" --backend twoshot --no-plots \

@@ -143,7 +143,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the add + RMSNorm epilogue on the host is within its bound of the CPU reference; a one-percent error is not",
+    "the add + RMSNorm epilogue on the host is within its bound of the CPU reference, and a one-percent error is not",
     "[backends]") {
   const int ranks = 8;
   const std::size_t rows = 3, row = 7168;
@@ -168,7 +168,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "--allreduce-backends reads a list once each, an empty YAML list is the default, a name twice is refused",
+    "the allreduce backends flag reads a list once each, an empty YAML list is the default, a name twice is refused",
     "[backends][config]") {
   RunConfig config;
   apply_flag(*config_key_of_flag("--allreduce-backends"), "mpi,oneshot,twoshot,oneshot-pull", config);
@@ -277,7 +277,7 @@ TEST_CASE("report.json keeps every backend's rows and reads a report before back
 }
 
 TEST_CASE(
-    "compare matches rows by backend and finds a backend's regression; old reports match the default rows",
+    "compare matches rows by backend and finds a backend's regression, and old reports match the default rows",
     "[backends][compare]") {
   const RunReport base = backends_report();
   RunReport next = backends_report();
