@@ -22,6 +22,13 @@ std::atomic_ref<std::uint32_t> flag_at(std::byte* word) {
   return std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(word));
 }
 
+// A short pause in a spin loop (the CPU's hint that this is one), nothing where there is none.
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // Epochs wrap after 2^32 ops: a flag has reached `epoch` when it is not behind it.
 bool reached(std::uint32_t flag, std::uint32_t epoch) {
   return static_cast<std::int32_t>(flag - epoch) >= 0;
@@ -40,7 +47,12 @@ const char* barrier_name(AllreduceBackend algorithm, int barrier) {
 
 HostPeerAllreduce::HostPeerAllreduce(Transport& base, const PeerAllreduceOptions& options,
                                      const RankContext& context)
-    : base_(base), options_(options), context_(context), rank_(context.rank()), ranks_(context.size()) {}
+    : base_(base),
+      options_(options),
+      context_(context),
+      rank_(context.rank()),
+      ranks_(context.size()),
+      yield_when_idle_(static_cast<unsigned>(context.local_size()) > std::thread::hardware_concurrency()) {}
 
 void HostPeerAllreduce::allocate(const BufferSizes& sizes) {
   const std::size_t op_bytes = std::min(sizes.send_bytes, options_.max_op_bytes);
@@ -97,8 +109,12 @@ void HostPeerAllreduce::wait(int barrier, std::uint32_t epoch, const OpBurst& bu
       if (!reached(flag_at(flag_word(rank_, barrier, peer)).load(std::memory_order_acquire), epoch))
         missing |= 1u << peer;
     if (missing == 0) return;
-    // Ranks that share a core (oversubscribed) let the late one run.
-    if (polls >= 64) std::this_thread::yield();
+    // Ranks that share a core (oversubscribed) let the late one run, as Open MPI yields when idle there; with
+    // a core each, the rank keeps its core (a yield hands it to any other process and costs a time slice).
+    if (yield_when_idle_ && polls >= 64)
+      std::this_thread::yield();
+    else
+      spin_pause();
     if ((polls & 255u) == 255u && Clock::now() > deadline) break;
   }
   const CollectiveOp& op = burst.ops[op_index];

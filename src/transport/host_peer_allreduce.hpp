@@ -3,7 +3,8 @@
 // barriers as the GPU kernels (kernels/peer_allreduce.cu), so that selection, interleaving, the exact check,
 // the reports, compare, predict and the plots run without a GPU. Each flag is an epoch counter a peer stores
 // (release) into this rank's segment and this rank loads (acquire); a barrier not met within the watchdog's
-// bound throws BackendHang naming the ranks that did not arrive.
+// bound throws BackendHang naming the ranks that did not arrive. A waiting rank spins on its core, or yields it
+// where the host runs more ranks than cores.
 #pragma once
 
 #include <cstddef>
@@ -73,6 +74,7 @@ class HostPeerAllreduce final : public Transport {
   std::vector<std::byte> send_, recv_, residual_, norm_out_, weight_;
   std::vector<OpBurst> bursts_;
   std::uint32_t epoch_ = 0;
+  bool yield_when_idle_ = false;  // more ranks on this host than cores: a waiting rank yields its core
 };
 
 }  // namespace k25

@@ -205,6 +205,7 @@ class NcclPeerAllreduce final : public Transport {
     K25_CUDA_CHECK(cudaMemsetAsync(epochs_.get(), 0, epochs_.bytes(), nccl_.stream()));
     status_ = PinnedHostBuffer::allocate(sizeof(unsigned) * kStatusWords);
     std::memset(status_.host(), 0, sizeof(unsigned) * kStatusWords);
+    status_on_device_ = status_.device<unsigned>();  // once: each launch passes it
     stall_flag_ = PinnedHostBuffer::allocate(sizeof(int));
     *stall_flag_.host<int>() = 1;
     wrong_count_ = DeviceBuffer::allocate(sizeof(unsigned long long));
@@ -351,7 +352,7 @@ class NcclPeerAllreduce final : public Transport {
     args.gather_bytes = layout_.gather_bytes;
     args.epochs = epochs_.get<std::uint32_t>();
     args.bound_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
-    args.status = status_.device<unsigned>();
+    args.status = status_on_device_;
     args.op_tag = static_cast<unsigned>(op_index);
     args.leave_out_own_input = options_.leave_out_own_input;
     args.rows = op.epilogue_rows;
@@ -395,6 +396,7 @@ class NcclPeerAllreduce final : public Transport {
   PeerMapping mapping_;
   DeviceBuffer epochs_, send_, recv_, residual_, norm_out_, weight_, reference_, wrong_count_;
   PinnedHostBuffer status_, stall_flag_, wrong_host_;
+  unsigned* status_on_device_ = nullptr;
   std::vector<OpBurst> bursts_;
   BurstId last_burst_ = 0;      // the burst launched or replayed last: the one a kernel that gave up was in
   std::string launched_words_;  // its last op, in words
