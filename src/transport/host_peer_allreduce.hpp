@@ -3,8 +3,8 @@
 // barriers as the GPU kernels (kernels/peer_allreduce.cu), so that selection, interleaving, the exact check,
 // the reports, compare, predict and the plots run without a GPU. Each flag is an epoch counter a peer stores
 // (release) into this rank's segment and this rank loads (acquire); a barrier not met within the watchdog's
-// bound throws BackendHang naming the ranks that did not arrive. A waiting rank spins on its core, or yields it
-// where the host runs more ranks than cores.
+// bound throws BackendHang naming the ranks that did not arrive. A waiting rank spins on its core, or yields
+// it where the host runs more ranks than cores.
 #pragma once
 
 #include <cstddef>

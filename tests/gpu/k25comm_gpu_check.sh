@@ -326,6 +326,7 @@ PY
 backends-[0-9]*)
   ranks=${check#backends-}
   backends=nccl,oneshot,twoshot,oneshot-pull
+  # shellcheck disable=SC2054  # the commas belong to the values
   flags=(--phases allreduce --allreduce-backends "$backends" --tokens 1,16 --iters 5 --warmup 1 --op-iters 2
          --time-budget 1 --timeout 30)
   if [ "$ranks" = 1 ]; then
