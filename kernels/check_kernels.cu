@@ -15,32 +15,34 @@ using detail::global_thread;
 using detail::grid_threads;
 using detail::threads_per_block;
 
-__global__ void fill_allreduce_bf16(std::uint16_t* out, std::uint64_t n, int rank) {
+__global__ void fill_allreduce_bf16(std::uint16_t* out, std::uint64_t n, int rank, int ranks,
+                                    std::uint64_t op) {
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    out[i] = check::float_to_bf16(static_cast<float>(check::allreduce_input(rank, i)));
+    out[i] = check::float_to_bf16(static_cast<float>(check::allreduce_burst_input(rank, ranks, i, op)));
 }
 
-__global__ void fill_allreduce_fp32(float* out, std::uint64_t n, int rank) {
+__global__ void fill_allreduce_fp32(float* out, std::uint64_t n, int rank, int ranks, std::uint64_t op) {
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    out[i] = static_cast<float>(check::allreduce_input(rank, i));
+    out[i] = static_cast<float>(check::allreduce_burst_input(rank, ranks, i, op));
 }
 
 // Every thread must reach add_warp_count (it shuffles over the full warp), so the loop bound is uniform per
 // warp.
 __global__ void count_allreduce_bf16(const std::uint16_t* in, std::uint64_t n, std::uint64_t first, int ranks,
-                                     unsigned long long* wrong) {
+                                     std::uint64_t op, unsigned long long* wrong) {
   unsigned long long mine = 0;
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    if (!(check::bf16_to_float(in[i]) == static_cast<float>(check::allreduce_expected(ranks, first + i))))
+    if (!(check::bf16_to_float(in[i]) ==
+          static_cast<float>(check::allreduce_burst_expected(ranks, first + i, op))))
       ++mine;
   add_warp_count(wrong, mine);
 }
 
 __global__ void count_allreduce_fp32(const float* in, std::uint64_t n, std::uint64_t first, int ranks,
-                                     unsigned long long* wrong) {
+                                     std::uint64_t op, unsigned long long* wrong) {
   unsigned long long mine = 0;
   for (std::uint64_t i = global_thread(); i < n; i += grid_threads())
-    if (!(in[i] == static_cast<float>(check::allreduce_expected(ranks, first + i)))) ++mine;
+    if (!(in[i] == static_cast<float>(check::allreduce_burst_expected(ranks, first + i, op)))) ++mine;
   add_warp_count(wrong, mine);
 }
 
@@ -60,29 +62,29 @@ __global__ void count_alltoall(const std::uint8_t* in, std::uint64_t n, int src,
 }  // namespace
 
 cudaError_t fill_allreduce_input(void* buffer, std::uint64_t elements, ElementType type, int rank,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, std::uint64_t op, int ranks) {
   if (elements == 0) return cudaSuccess;
   const unsigned blocks = blocks_for(elements);
   if (type == ElementType::bf16)
     fill_allreduce_bf16<<<blocks, threads_per_block, 0, stream>>>(static_cast<std::uint16_t*>(buffer),
-                                                                  elements, rank);
+                                                                  elements, rank, ranks, op);
   else
-    fill_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(static_cast<float*>(buffer), elements,
-                                                                  rank);
+    fill_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(static_cast<float*>(buffer), elements, rank,
+                                                                  ranks, op);
   return cudaGetLastError();
 }
 
 cudaError_t count_allreduce_wrong(const void* buffer, std::uint64_t elements, std::uint64_t first_index,
                                   ElementType type, int ranks, unsigned long long* wrong_count,
-                                  cudaStream_t stream) {
+                                  cudaStream_t stream, std::uint64_t op) {
   if (elements == 0) return cudaSuccess;
   const unsigned blocks = blocks_for(elements);
   if (type == ElementType::bf16)
-    count_allreduce_bf16<<<blocks, threads_per_block, 0, stream>>>(static_cast<const std::uint16_t*>(buffer),
-                                                                   elements, first_index, ranks, wrong_count);
+    count_allreduce_bf16<<<blocks, threads_per_block, 0, stream>>>(
+        static_cast<const std::uint16_t*>(buffer), elements, first_index, ranks, op, wrong_count);
   else
-    count_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(static_cast<const float*>(buffer),
-                                                                   elements, first_index, ranks, wrong_count);
+    count_allreduce_fp32<<<blocks, threads_per_block, 0, stream>>>(
+        static_cast<const float*>(buffer), elements, first_index, ranks, op, wrong_count);
   return cudaGetLastError();
 }
 

@@ -17,16 +17,17 @@ enum class ElementType : int { bf16 = 0, fp32 = 1 };
 // -------------------
 
 // AllReduce input on rank `rank`: element i = 1 + (rank + i) % 2, stored as `type` (bf16: 2 bytes, fp32: 4
-// bytes).
+// bytes); of op `op` of the burst check among `ranks` ranks, allreduce_burst_input (check_pattern.hpp).
 cudaError_t fill_allreduce_input(void* buffer, std::uint64_t elements, ElementType type, int rank,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, std::uint64_t op = 0, int ranks = 1);
 
 // Adds to *wrong_count (device memory, one unsigned long long) the number of elements i of the reduced
-// `buffer` that differ from allreduce_expected(ranks, first_index + i) (first_index: where a ReduceScatter's
-// part starts in the whole sum; 0 for an AllReduce). NaN counts as wrong. *wrong_count is not reset here.
+// `buffer` that differ from allreduce_burst_expected(ranks, first_index + i, op) (first_index: where a
+// ReduceScatter's part starts in the whole sum; 0 for an AllReduce; op: of the burst check, 0 otherwise). NaN
+// counts as wrong. *wrong_count is not reset here.
 cudaError_t count_allreduce_wrong(const void* buffer, std::uint64_t elements, std::uint64_t first_index,
                                   ElementType type, int ranks, unsigned long long* wrong_count,
-                                  cudaStream_t stream);
+                                  cudaStream_t stream, std::uint64_t op = 0);
 
 // All-to-All block that rank `src` sends to rank `dst`: byte j = (src x 31 + dst x 7 + j) mod 256, j in [0,
 // bytes).
@@ -37,6 +38,68 @@ cudaError_t fill_alltoall_block(std::uint8_t* block, std::uint64_t bytes, int sr
 // pattern.
 cudaError_t count_alltoall_block_wrong(const std::uint8_t* block, std::uint64_t bytes, int src, int dst,
                                        unsigned long long* wrong_count, cudaStream_t stream);
+
+// ---- the AllReduce's residual add + RMSNorm epilogue (src/transport/add_rmsnorm.hpp)
+// -----------------------------------------------------------------------------------------------------------
+
+// rows x row_elements of `type` in `sum` (the AllReduce's result): sum += residual (in place), norm_out =
+// sum / sqrt(mean(sum^2) + eps) x weight (weight: row_elements), in fp32. One block per row.
+cudaError_t add_rmsnorm(void* sum, const void* residual, const void* weight, void* norm_out,
+                        std::uint64_t rows, std::uint64_t row_elements, ElementType type,
+                        cudaStream_t stream);
+
+// The epilogue's check data: residual (rows x row_elements) element j = j % 3, weight j = 1 + (j % 4) / 4.
+cudaError_t fill_epilogue_inputs(void* residual, void* weight, std::uint64_t rows, std::uint64_t row_elements,
+                                 ElementType type, cudaStream_t stream);
+
+// Adds to *wrong_count the elements of op `op` of the burst check that are wrong: result (the sum plus the
+// residual) must equal allreduce_burst_expected + j % 3 exactly, norm_out must be within 2^-7 x |reference|
+// of `reference` (device memory, 2 x row_elements floats: the CPU's normed row of each parity for this op,
+// add_rmsnorm_references).
+cudaError_t count_epilogue_wrong(const void* result, const void* norm_out, std::uint64_t rows,
+                                 std::uint64_t row_elements, ElementType type, int ranks, std::uint64_t op,
+                                 const float* reference, unsigned long long* wrong_count,
+                                 cudaStream_t stream);
+
+// ---- peer all-reduce (src/transport/peer_allreduce.hpp: the layout; docs/allreduce-backends.md: the design)
+// -----------------------------------------------------------------------------------------------------------
+
+enum class PeerAlgorithm : int { oneshot_push = 0, twoshot = 1, oneshot_pull = 2 };
+
+inline constexpr int kPeerMaxRanks = 8;
+inline constexpr int kPeerBlocks = 32;  // the grid: block b of a rank meets block b of every peer
+inline constexpr int kPeerThreads = 256;
+
+// One AllReduce through the ranks' exposed buffers. Each buffer (src/transport/peer_allreduce.hpp's layout):
+//   flags at flags_offset: [block][barrier 0..1][from rank 0..7], one uint32 epoch per 64 bytes, stored by
+//   the rank `from` (st.release.sys), loaded by the owner (ld.acquire.sys); slots at slots_offset, slot_bytes
+//   each: oneshot-push one per rank (rank q's input), twoshot one per rank (rank q's share of this rank's
+//   part), oneshot-pull one (this rank's own input, read by the peers); gather at gather_offset (twoshot):
+//   the reduced op, then with the epilogue its normed output.
+// Every wait is bounded by bound_ns of the global timer: a rank that does not arrive makes the kernel give up
+// (status[0] = 1, status[1 + r] = 1 for each rank r missing, status[9] = op_tag), and every later launch
+// returns at once while status[0] is set. status: host-mapped, 10 unsigned; op_tag: the op of its burst.
+struct PeerAllreduceArgs {
+  PeerAlgorithm algorithm = PeerAlgorithm::oneshot_push;
+  ElementType type = ElementType::bf16;
+  int rank = 0, ranks = 1;
+  const void* input = nullptr;
+  void* output = nullptr;
+  std::uint64_t count = 0;  // elements; count x element bytes is a multiple of 16
+  std::uint8_t* buffers[kPeerMaxRanks] = {};
+  std::uint64_t flags_offset = 0, slots_offset = 0, slot_bytes = 0, gather_offset = 0, gather_bytes = 0;
+  std::uint32_t* epochs = nullptr;  // this rank's op counter per block (device memory, kPeerBlocks)
+  std::uint64_t bound_ns = 0;
+  volatile unsigned* status = nullptr;
+  unsigned op_tag = 0;               // which op of its burst, for the message when a kernel gives up
+  bool leave_out_own_input = false;  // test only (--inject-wrong)
+  // The fused residual add + RMSNorm (rows > 0): rows of count / rows elements, a multiple of 16 bytes.
+  std::uint64_t rows = 0;
+  const void* residual = nullptr;
+  const void* weight = nullptr;
+  void* norm_out = nullptr;
+};
+cudaError_t peer_allreduce(const PeerAllreduceArgs& args, cudaStream_t stream);
 
 // ---- MoE permute: dispatch pack and combine unpack
 // ---------------------------------------------------------------

@@ -1,6 +1,8 @@
 // The analysis stage over a whole report.
 #include "analysis/analyze.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "analysis/attribution.hpp"
@@ -62,17 +64,34 @@ std::vector<std::string> serve_count_notes(const RunReport& report) {
   return notes;
 }
 
+// Join costs of every other backend's decode rows, each against its own eager rows.
+void fill_backend_join_costs(std::vector<PhaseResult>& alternatives) {
+  std::set<std::string> backends;
+  for (const PhaseResult& r : alternatives) backends.insert(r.backend);
+  for (const std::string& backend : backends) {
+    std::vector<PhaseResult> rows;
+    for (const PhaseResult& r : alternatives)
+      if (r.backend == backend) rows.push_back(r);
+    fill_join_costs(rows);
+    auto filled = rows.begin();
+    for (PhaseResult& r : alternatives)
+      if (r.backend == backend) r = *filled++;
+  }
+}
+
 }  // namespace
 
 void analyze_report(RunReport& report) {
-  for (PhaseResult& result : report.results) {
-    if (report.topology.link_limit_gbps && *report.topology.link_limit_gbps > 0) {
-      result.link_fraction = result.busbw_gbps / *report.topology.link_limit_gbps;
-    } else {
-      result.link_fraction.reset();
+  for (auto* results : {&report.results, &report.backend_results})
+    for (PhaseResult& result : *results) {
+      if (report.topology.link_limit_gbps && *report.topology.link_limit_gbps > 0) {
+        result.link_fraction = result.busbw_gbps / *report.topology.link_limit_gbps;
+      } else {
+        result.link_fraction.reset();
+      }
     }
-  }
   fill_join_costs(report.results);
+  fill_backend_join_costs(report.backend_results);
   const std::vector<AttributionRow> attribution =
       attribute_decode_time(report.results, report.serve.levels, report.run.ranks);
   report.attribution = attribution;
@@ -84,6 +103,10 @@ void analyze_report(RunReport& report) {
   });
   for (const std::string& note : serve_count_notes(report)) add_note(report.run, note);
   report.headline = report_headline(report, attribution);
+  report.backends =
+      analyze_backends(report.results, report.backend_results, report.run.transport, attribution);
+  for (const std::string& sentence : report.backends.headline)
+    report.headline.push_back(with_headline_tags(sentence, headline_tags(report).communication));
   relate_live_steps(report.live_profile, report.serve, attribution);
   if (const auto live = live_headline_sentence(report.live_profile)) report.headline.push_back(*live);
 }

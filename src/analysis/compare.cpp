@@ -140,14 +140,19 @@ const std::vector<SetupField>& setup_fields() {
 
 namespace {
 
-using ResultKey = std::tuple<std::string, int, std::string>;  // phase or kind, requested tokens, mode
+// Phase or kind, requested tokens, mode, and the AllReduce backend: empty for the transport's own collective
+// (so that runs on two transports still match and their `transport` field is compared), else its name.
+using ResultKey = std::tuple<std::string, int, std::string, std::string>;
 
-ResultKey key_of(const PhaseResult& r) {
-  return {to_string(r.phase), r.requested_tokens, to_string(r.mode)};
+ResultKey key_of(const RunReport& report, const PhaseResult& r) {
+  const std::string backend = r.backend == report.run.transport ? std::string() : r.backend;
+  return {to_string(r.phase), r.requested_tokens, to_string(r.mode), backend};
 }
 
 std::string point_name(const ResultKey& key) {
-  return fmt::format("{} T={} {}", std::get<0>(key), std::get<1>(key), std::get<2>(key));
+  const std::string& backend = std::get<3>(key);
+  return fmt::format("{} T={} {}{}", std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                     backend.empty() ? "" : " [" + backend + "]");
 }
 
 // p90/p50 - 1 of a distribution; 0 when p50 is not positive or there is none.
@@ -210,9 +215,13 @@ ComparedFigure one_side(std::string point, std::string figure, std::optional<dou
   return f;
 }
 
+// Every measured row: the transport's own and every other backend's (rows a backend did not run are left out:
+// on one side only they are a missing point).
 std::map<ResultKey, const PhaseResult*> index_results(const RunReport& report) {
   std::map<ResultKey, const PhaseResult*> index;
-  for (const PhaseResult& r : report.results) index[key_of(r)] = &r;
+  for (const auto* results : {&report.results, &report.backend_results})
+    for (const PhaseResult& r : *results)
+      if (r.ran()) index[key_of(report, r)] = &r;
   return index;
 }
 
@@ -276,8 +285,8 @@ std::string describe(const SetupMismatch& m) {
 
 bool shares_a_point(const RunReport& base, const RunReport& next) {
   const auto base_results = index_results(base);
-  for (const PhaseResult& r : next.results)
-    if (base_results.count(key_of(r))) return true;
+  for (const auto& [key, unused] : index_results(next))
+    if (base_results.count(key)) return true;
   const auto base_levels = index_levels(base);
   for (const ServeLevel& l : next.serve.levels)
     if (base_levels.count(l.concurrency)) return true;

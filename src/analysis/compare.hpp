@@ -93,7 +93,8 @@ struct Comparison {
   int count(Verdict verdict) const;
 };
 
-// Matches results by (phase, tokens asked, mode) and serve levels by concurrency. Throws UsageError (exit 2)
+// Matches results by (phase, tokens asked, mode, AllReduce backend: a report without backends reads as the
+// transport's own) and serve levels by concurrency. Throws UsageError (exit 2)
 // when the reports are not comparable: different models, no point in common, a setup field that differs on
 // matched points and is not allowed (the message names the fields, values and points), or an unknown field in
 // rules.allow_mismatch. For a figure where lower is better, ratio = next / base; it is a regression when

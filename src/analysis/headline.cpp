@@ -192,7 +192,7 @@ std::vector<std::string> per_token_count_lines(const RunReport& report) {
 HeadlineTags headline_tags(const RunReport& report) {
   HeadlineTags tags;
   const RunInfo& run = report.run;
-  if (!report.results.empty()) {
+  if (!report.results.empty() || !report.backend_results.empty()) {
     if (report.topology.kind == "host") tags.communication.push_back("host transport");
     if (report.topology.kind == "emulated") tags.communication.push_back("emulated ranks");
     if (run.ranks == 1) tags.communication.push_back("one rank: nothing crosses a link");
@@ -242,13 +242,6 @@ std::string serve_sentence(const ServeLevel& level) {
                      tpot_per_chunk(level) ? "chunks" : "tok");
 }
 
-std::string with_tags(std::string sentence, const std::vector<std::string>& tags) {
-  if (tags.empty()) return sentence;
-  std::string joined;
-  for (const std::string& tag : tags) joined += (joined.empty() ? "" : "; ") + tag;
-  return sentence + " [" + joined + "]";
-}
-
 std::vector<std::string> joined(std::vector<std::string> first, const std::vector<std::string>& more) {
   for (const std::string& tag : more)
     if (std::find(first.begin(), first.end(), tag) == first.end()) first.push_back(tag);
@@ -263,6 +256,13 @@ const ServeLevel* level_at(const ServeReport& serve, int concurrency) {
 
 }  // namespace
 
+std::string with_headline_tags(std::string sentence, const std::vector<std::string>& tags) {
+  if (tags.empty()) return sentence;
+  std::string joined;
+  for (const std::string& tag : tags) joined += (joined.empty() ? "" : "; ") + tag;
+  return sentence + " [" + joined + "]";
+}
+
 std::vector<std::string> report_headline(const RunReport& report,
                                          const std::vector<AttributionRow>& attribution) {
   const HeadlineTags tags = headline_tags(report);
@@ -270,7 +270,8 @@ std::vector<std::string> report_headline(const RunReport& report,
   if (report.results.empty()) {  // serve only: the serve figures alone
     for (const ServeLevel& level : report.serve.levels)
       if (level.completed > 0 && level.tpot_ms && level.ttft_ms)
-        headline.push_back(with_tags(serve_sentence(level), joined(level_tags(level), tags.serving)));
+        headline.push_back(
+            with_headline_tags(serve_sentence(level), joined(level_tags(level), tags.serving)));
     return headline;
   }
   const std::vector<std::string> both = joined(tags.communication, tags.serving);
@@ -278,14 +279,15 @@ std::vector<std::string> report_headline(const RunReport& report,
     std::string sentence = attribution_sentence(row);
     if (sentence.empty()) continue;
     const ServeLevel* level = level_at(report.serve, row.concurrency);
-    headline.push_back(with_tags(std::move(sentence), level ? joined(level_tags(*level), both) : both));
+    headline.push_back(
+        with_headline_tags(std::move(sentence), level ? joined(level_tags(*level), both) : both));
   }
   if (!headline.empty()) return headline;
   if (std::string summary = communication_summary(report.results); !summary.empty())
-    headline.push_back(with_tags(std::move(summary), tags.communication));
+    headline.push_back(with_headline_tags(std::move(summary), tags.communication));
   if (std::any_of(report.serve.levels.begin(), report.serve.levels.end(),
                   [](const ServeLevel& l) { return l.completed > 0 && tpot_per_chunk(l); }))
-    headline.push_back(with_tags(
+    headline.push_back(with_headline_tags(
         "no attribution: TPOT is time per chunk and output throughput chunks per second, not tokens (the server sent no token counts; see the notes)",
         joined({kCountedInChunksTag}, tags.serving)));
   return headline;

@@ -31,6 +31,9 @@ struct HeadlineTags {
 };
 HeadlineTags headline_tags(const RunReport& report);
 
+// `sentence` ending with its tags: " [host transport; oversubscribed: 8 ranks on 2 cores]".
+std::string with_headline_tags(std::string sentence, const std::vector<std::string>& tags);
+
 // The tag of a serve level whose output tokens are its content chunks (its TPOT is per chunk, its
 // throughput chunks per second).
 inline constexpr const char* kCountedInChunksTag = "counted in chunks, not tokens";

@@ -79,6 +79,8 @@ void to_json(nlohmann::json& j, const PhaseResult& r) {
                      {"launch_bound", r.launch_bound},
                      {"device_only", r.device_only}};
   j["launch_us"] = r.launch_us ? nlohmann::json(*r.launch_us) : nlohmann::json(nullptr);
+  if (!r.backend.empty()) j["backend"] = r.backend;
+  if (!r.not_run.empty()) j["not_run"] = r.not_run;
   if (!r.per_rank_bytes()) {
     j["bytes_per_op"] = r.bytes_per_op;
   } else {
@@ -139,6 +141,8 @@ void from_json(const nlohmann::json& j, PhaseResult& r) {
   // Reports before graph padding measured what they were asked.
   r.requested_tokens = json_integer_or(j, "requested_tokens", r.tokens, 1, kMaxTokens);
   r.above_graph_sizes = j.value("above_graph_sizes", false);
+  r.backend = j.value("backend", "");  // before backends (schema 4): the report's transport's (RunReport)
+  r.not_run = j.value("not_run", "");
   r.decode.reset();
   if (const auto decode = j.find("decode"); decode != j.end() && !decode->is_null()) {
     DecodeFigures d;

@@ -69,6 +69,15 @@ struct PhaseResult {
   int slowest_rank = 0;  // the rank the others waited for: latest median arrival at the step (host clock)
   double arrival_lead_us = 0;  // how much later it arrived than the median rank (us): near 0, no straggler
   std::optional<DecodeFigures> decode;  // decode mode only
+  // Who ran the burst (--allreduce-backends): the transport's own collective ("nccl", "mpi") or a peer
+  // backend
+  // ("oneshot", "twoshot", "oneshot-pull"), or a variant merged from another report (`k25comm report
+  // --backends-from`: "nccl NCCL_PROTO=LL"). Reports before the field: the transport's own.
+  std::string backend;
+  // Why this backend did not run the point (its buffers are smaller than an op, no P2P between two GPUs,
+  // ...): a row with no figures; empty where it ran.
+  std::string not_run;
+  bool ran() const { return not_run.empty(); }
 };
 
 void to_json(nlohmann::json& j, const PhaseResult& r);

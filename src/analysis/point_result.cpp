@@ -9,21 +9,31 @@
 
 namespace k25 {
 
-PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
-                              const TimingFacts& timing) {
+namespace {
+
+// What a result says of the point itself, measured or not.
+PhaseResult point_of(const PhasePlan& phase, TimingMode mode) {
   PhaseResult r;
   r.phase = phase.phase;
+  r.kind_issued = phase.kind;
   r.tokens = phase.tokens;
   r.requested_tokens = phase.tokens;
   r.mode = mode;
   r.dtype = phase.dtype;
   r.ranks = phase.ranks;
   r.ops_per_step = static_cast<int>(phase.ops.size());
+  return r;
+}
+
+}  // namespace
+
+PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
+                              const TimingFacts& timing) {
+  PhaseResult r = point_of(phase, mode);
   r.iterations = static_cast<int>(point.step_us.size());
   r.step_us = summarize(point.step_us);
 
   double bytes_per_rank_per_op = 0;
-  r.kind_issued = phase.kind;
   if (phase.kind != CollectiveKind::alltoallv) {
     r.bytes_per_op = phase.ops.empty() ? 0 : phase.ops.front().bytes;
     bytes_per_rank_per_op = static_cast<double>(r.bytes_per_op);
@@ -78,6 +88,15 @@ PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const Gat
   r.checked = point.checked_ops > 0;
   r.slowest_rank = point.slowest_rank;
   r.arrival_lead_us = point.arrival_lead_us;
+  return r;
+}
+
+PhaseResult not_run_result(const PhasePlan& phase, TimingMode mode, const std::string& backend,
+                           const std::string& why) {
+  PhaseResult r = point_of(phase, mode);
+  r.bytes_per_op = phase.ops.empty() ? 0 : phase.ops.front().bytes;
+  r.backend = backend;
+  r.not_run = why;
   return r;
 }
 

@@ -28,6 +28,11 @@ struct TimingFacts {
 PhaseResult make_phase_result(const PhasePlan& phase, TimingMode mode, const GatheredPoint& point,
                               const TimingFacts& timing);
 
+// The row of a backend that did not run the point (`why`: its buffers are smaller than an op, no P2P, ...):
+// what the point is, no figures.
+PhaseResult not_run_result(const PhasePlan& phase, TimingMode mode, const std::string& backend,
+                           const std::string& why);
+
 // The result as reported for one requested token count: `measured` (at request.padded tokens) with the
 // count the sweep asked for. Graph-mode counts that pad to the same size share one measurement.
 PhaseResult result_for_request(PhaseResult measured, const GraphPadding& request);

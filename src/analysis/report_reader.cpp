@@ -54,16 +54,18 @@ bool is_blank(const std::string& line) {
   return line.find_first_not_of(" \t\r") == std::string::npos;
 }
 
-// Replaces a result of the same (phase, requested tokens, mode), or appends.
-void put_result(std::vector<PhaseResult>& results, PhaseResult result) {
-  for (PhaseResult& existing : results) {
-    if (existing.phase == result.phase && existing.requested_tokens == result.requested_tokens &&
-        existing.mode == result.mode) {
-      existing = std::move(result);
-      return;
+// Replaces a result of the same (phase, requested tokens, mode, backend), or files it under its backend.
+void put_result(RunReport& report, PhaseResult result) {
+  if (result.backend.empty()) result.backend = report.run.transport;
+  for (auto* results : {&report.results, &report.backend_results})
+    for (PhaseResult& existing : *results) {
+      if (existing.phase == result.phase && existing.requested_tokens == result.requested_tokens &&
+          existing.mode == result.mode && existing.backend == result.backend) {
+        existing = std::move(result);
+        return;
+      }
     }
-  }
-  results.push_back(std::move(result));
+  file_result(report, std::move(result));
 }
 
 void put_level(std::vector<ServeLevel>& levels, ServeLevel level) {
@@ -118,7 +120,7 @@ RunReport parse_journal(const std::string& text, const std::string& source_name)
         report.topology = entry.value("topology", TopologyInfo{});
         started = true;
       } else if (type == "result") {
-        put_result(report.results, entry.at("result").get<PhaseResult>());
+        put_result(report, entry.at("result").get<PhaseResult>());
       } else if (type == "serve_start") {
         std::vector<ServeLevel> levels = std::move(report.serve.levels);
         report.serve = entry.at("serve").get<ServeReport>();

@@ -11,8 +11,9 @@ namespace k25 {
 // as a journal. A journal's unparsable last line (a crash mid-write) is skipped and noted in run.notes; a
 // journal without run_end gives run.complete = false. Throws UsageError (exit 2) naming the path (and line)
 // and the reason when the file cannot be read, is neither format, or has a schema_version this build does not
-// read. Versions 1 to 3 are read, into version 3's form (schema_version 3): a version-1 serve level without
-// completions has null STATS instead of zeros; a report before 3 has no live profile; attribution, fits,
+// read. Versions 1 to 4 are read, into version 4's form (schema_version 4): a version-1 serve level without
+// completions has null STATS instead of zeros; a report before 3 has no live profile; a result before 4 has
+// no backend and is the transport's own; attribution, fits,
 // headline and derived notes are recomputed by analyze_report. Every secret an older writer left in it (an
 // --api-key value, an endpoint's user-info, a secret-named variable) is redacted (common/redaction.hpp).
 RunReport read_report_file(const std::string& path);

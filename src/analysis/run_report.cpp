@@ -16,6 +16,14 @@ void add_note(RunInfo& run, const std::string& note) {
   run.notes.push_back(note);
 }
 
+void file_result(RunReport& report, PhaseResult result) {
+  if (result.backend.empty()) result.backend = report.run.transport;
+  if (result.backend == report.run.transport)
+    report.results.push_back(std::move(result));
+  else
+    report.backend_results.push_back(std::move(result));
+}
+
 void to_json(nlohmann::json& j, const ToolInfo& t) {
   j = nlohmann::json{{"name", t.name}, {"version", t.version}, {"git_sha", t.git_sha}};
 }
@@ -68,17 +76,31 @@ void from_json(const nlohmann::json& j, RunInfo& r) {
   r.host_cores = json_integer_map<int>(j.value("host_cores", nlohmann::json()), "host_cores");
 }
 
+namespace {
+
+// The transport's own rows as report.json writes them: each names its backend, the transport's.
+std::vector<PhaseResult> results_with_backend(const RunReport& r) {
+  std::vector<PhaseResult> results = r.results;
+  for (PhaseResult& result : results)
+    if (result.backend.empty()) result.backend = r.run.transport;
+  return results;
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const RunReport& r) {
   j = nlohmann::json{{"schema_version", r.schema_version},
                      {"tool", r.tool},
                      {"run", r.run},
                      {"topology", r.topology},
-                     {"results", r.results},
+                     {"results", results_with_backend(r)},
                      {"serve", r.serve},
                      {"headline", r.headline},
                      {"attribution", r.attribution},
                      {"fits", r.fits}};
   if (r.live_profile.present) j["live_profile"] = r.live_profile;
+  if (!r.backend_results.empty()) j["backend_results"] = r.backend_results;
+  if (r.backends.present()) j["allreduce_backends"] = r.backends;
 }
 
 void from_json(const nlohmann::json& j, RunReport& r) {
@@ -86,7 +108,10 @@ void from_json(const nlohmann::json& j, RunReport& r) {
   r.tool = j.value("tool", ToolInfo{});
   r.run = j.value("run", RunInfo{});
   r.topology = j.value("topology", TopologyInfo{});
-  r.results = json_list_or_empty<PhaseResult>(j, "results");
+  r.results.clear();
+  r.backend_results.clear();
+  for (auto list : {"results", "backend_results"})
+    for (PhaseResult& result : json_list_or_empty<PhaseResult>(j, list)) file_result(r, std::move(result));
   try {
     r.serve = j.value("serve", ServeReport{});
   } catch (const std::invalid_argument& e) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/attribution.hpp"
+#include "analysis/backend_table.hpp"
 #include "analysis/latency_fit.hpp"
 #include "analysis/live_step.hpp"
 #include "analysis/phase_result.hpp"
@@ -18,10 +19,11 @@
 namespace k25 {
 
 // 2: empty STATS are null; fits weighted by relative error with alpha >= 0; headline, host_cores, serve
-// vllm_bench_serve. 3: serve levels' output_unit, tokens_per_chunk_p50 and token_interval_ms; serve.profile and
-// live_profile (the engine's profiler windows and their live step). Versions 1 and 2 are still read (see
-// report_reader.hpp).
-inline constexpr int kReportSchemaVersion = 3;
+// vllm_bench_serve. 3: serve levels' output_unit, tokens_per_chunk_p50 and token_interval_ms; serve.profile
+// and live_profile (the engine's profiler windows and their live step). 4: each result's `backend` (who ran
+// the burst), `backend_results` (the other AllReduce backends' rows, --allreduce-backends) and the derived
+// `allreduce_backends`. Versions 1 to 3 are still read (see report_reader.hpp).
+inline constexpr int kReportSchemaVersion = 4;
 inline constexpr int kOldestReadableSchemaVersion = 1;
 
 struct ToolInfo {
@@ -59,7 +61,10 @@ struct RunReport {
   ToolInfo tool;
   RunInfo run;
   TopologyInfo topology;
-  std::vector<PhaseResult> results;
+  std::vector<PhaseResult> results;  // the transport's own collectives (backend run.transport)
+  // The AllReduce burst of every other backend (--allreduce-backends, report --backends-from), each row's
+  // `backend` its name; rows it could not run say why (PhaseResult::not_run).
+  std::vector<PhaseResult> backend_results;
   ServeReport serve;
   LiveProfile live_profile;  // the live step of each profiled serve level (written when present)
   // Derived by the analysis stage (analyze_report) from results and serve; written to report.json, and
@@ -68,7 +73,12 @@ struct RunReport {
   std::vector<LatencyFit> fits;  // latency = alpha + bytes / beta per phase and mode
   // One sentence per serve concurrency, or one over the token counts without serve (headline.hpp).
   std::vector<std::string> headline;
+  BackendAnalysis backends;  // derived: the backends side by side (analysis/backend_table.hpp)
 };
+
+// Files a result under its backend: the transport's own rows in `results` (their backend set to the
+// transport's name where a report before backends left it out), every other backend's in `backend_results`.
+void file_result(RunReport& report, PhaseResult result);
 
 void to_json(nlohmann::json& j, const ToolInfo& t);
 void from_json(const nlohmann::json& j, ToolInfo& t);

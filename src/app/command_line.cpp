@@ -294,6 +294,9 @@ CLI::App* add_report_command(CLI::App& app, RerenderOptions& rerender, ParsedSwi
   report->add_option(
       "--serve", rerender.serve_path,
       "a second report whose serve results join the attribution (written to --out, default a new folder beside FILE: the inputs are never overwritten)");
+  report->add_option(
+      "--backends-from", rerender.backends_from,
+      "another run's report.json whose AllReduce rows join this one's backends table, named after what sets them apart (a tools/nccl-sweep variant, a --nccl-register symmetric run); repeatable; written to --out, default a new folder beside FILE");
   report->add_option("--out", rerender.out_dir, "output directory (default: beside FILE)");
   report->add_option(
       "--capture", rerender.capture_inputs,
@@ -356,6 +359,9 @@ CLI::App* add_predict_command(CLI::App& app, PredictCommandOptions& pred, Parsed
   predict->add_option(
       "--kind", pred.kinds,
       "the collective of each --with, in order, where its file does not say it (nccl-tests before 2.16.7); '-' for none");
+  predict->add_option(
+      "--backend", pred.backends,
+      "the AllReduce backend of each --with replay report (--allreduce-backends) whose measured rows stand for it, in order; '-' for none");
   predict->add_option("--out", pred.out_dir, "output directory (default k25comm-predict)");
   predict->add_flag(
       "--extrapolate", pred.extrapolate,

@@ -46,7 +46,9 @@
 #include "serve/serve_phase.hpp"
 #include "topology/topology_label.hpp"
 #include "topology/topology_probe.hpp"
+#include "transport/allreduce_contenders.hpp"
 #include "transport/make_transport.hpp"
+#include "transport/peer_allreduce.hpp"
 #include "transport/registration_check.hpp"
 
 namespace k25 {
@@ -134,18 +136,22 @@ struct Placement {
   TopologyInfo topology;
   std::vector<std::string> hosts;  // one per rank
   std::map<std::string, int> host_cores;
+  // The AllReduce burst's backends (--allreduce-backends), the transport's own among them where named.
+  std::vector<AllreduceContender> contenders;
   Transport& transport() const { return *chosen.transport; }
 };
 
 // Collective.
 Placement place_run(const RunConfig& config, const RankContext& context, const NcclBackend& nccl) {
-  Placement placement{make_transport(config, context, nccl), {}, context.hosts(), {}};
+  Placement placement{make_transport(config, context, nccl), {}, context.hosts(), {}, {}};
   const Transport& transport = placement.transport();
   placement.topology = probe_topology(context, transport.device(), nccl);
   if (config.transport.emulate_ranks && transport.device() >= 0)
     label_emulated(placement.topology, context.size());
   check_registration(config, context, placement.topology);  // before allocate(), which registers the buffers
   placement.host_cores = gather_host_cores(context, placement.hosts);
+  if (config.sweep.run_allreduce)
+    placement.contenders = make_allreduce_contenders(config, placement.transport(), context, nccl);
   return placement;
 }
 
@@ -157,7 +163,8 @@ struct SweepPlan {
   std::vector<MeasuredCount> schedule;  // token counts to measure, each with the modes and counts asked of it
   std::vector<DecodeStepPlan> plans;    // one per measured count
   RankOpOptions op_options;
-  std::vector<OpBurst> bursts;  // what this rank issues, plan by plan, phase by phase
+  std::optional<HangSpec> injected_hang;  // --inject-hang, for whichever AllReduce backend it names
+  std::vector<OpBurst> bursts;            // what this rank issues, plan by plan, phase by phase
   int total_points = 0;
 };
 
@@ -177,7 +184,14 @@ SweepPlan plan_sweep(const RunConfig& config, const RankContext& context, const 
     sweep.plans.push_back(
         plan_decode_step(config.model, config.routing, config.sweep, count.tokens, context.size()));
   // What this rank issues for each phase of each plan: op descriptors, without the model.
-  sweep.op_options = {config.sweep.include_permute, parse_hang_spec(config.transport.inject_hang), {}};
+  sweep.op_options = {config.sweep.include_permute,
+                      parse_hang_spec(config.transport.inject_hang),
+                      {},
+                      config.sweep.allreduce_epilogue};
+  sweep.injected_hang = sweep.op_options.hang;
+  // A hang injected into another AllReduce backend's burst is not the transport's own.
+  if (sweep.op_options.hang && !sweep.op_options.hang->applies_to(own_backend(transport)))
+    sweep.op_options.hang.reset();
   for (const auto& plan : sweep.plans)
     for (const auto& phase : plan.phases)
       sweep.bursts.push_back(burst_for_rank(phase, context.rank(), sweep.op_options));
@@ -201,6 +215,29 @@ std::string plan_summary(const SweepPlan& plan, const SweepSpec& sweep) {
 
 // ---- begin the report -------------------------------------------------------------------------------------
 
+// What the AllReduce backends, the epilogue and the test hooks on them make of the figures.
+std::vector<std::string> backend_notes(const RunConfig& config,
+                                       const std::vector<AllreduceContender>& contenders) {
+  std::vector<std::string> notes;
+  if (contenders.size() > 1 || (contenders.size() == 1 && !contenders.front().own)) {
+    std::vector<std::string> names;
+    for (const AllreduceContender& c : contenders) names.push_back(c.name());
+    notes.push_back(fmt::format(
+        "AllReduce backends: {}: every AllReduce point replayed by each, in interleaved rounds (one trial of each in turn, each after its own barrier), same sizes, dtype, seeds and trials; each checked exactly over a whole burst (docs/allreduce-backends.md)",
+        fmt::join(names, ", ")));
+  }
+  for (const AllreduceContender& c : contenders)
+    if (!c.unavailable.empty()) notes.push_back(fmt::format("{} not run: {}", c.name(), c.unavailable));
+  if (config.sweep.allreduce_epilogue == AllreduceEpilogue::add_rmsnorm && config.sweep.run_allreduce)
+    notes.push_back(
+        "--allreduce-epilogue add-rmsnorm: every AllReduce is followed by the residual add and RMSNorm of its token rows (nccl and mpi: a separate step after the collective; the peer backends: fused), inside the timed op");
+  if (!config.transport.inject_wrong.empty())
+    notes.push_back(fmt::format(
+        "test mode: --inject-wrong {} made that backend leave each rank's own input out of its sum",
+        config.transport.inject_wrong));
+  return notes;
+}
+
 // The caveats known before measuring: what the transport, the flags and the phases asked make of the figures.
 std::vector<std::string> run_notes(const RunConfig& config, const RankContext& context,
                                    const Placement& placement, const SweepPlan& sweep) {
@@ -214,6 +251,7 @@ std::vector<std::string> run_notes(const RunConfig& config, const RankContext& c
           registration_note(config.transport.nccl_register, context.size(), config.transport.emulate_ranks);
       !note.empty())
     notes.push_back(note);
+  for (const std::string& note : backend_notes(config, placement.contenders)) notes.push_back(note);
   if (config.sweep.include_permute && config.sweep.run_alltoall)
     notes.push_back(
         "--include-permute: All-to-All times include the MoE dispatch pack and combine unpack around each exchange");
@@ -294,23 +332,35 @@ struct SweepOutcome {
   std::uint64_t wrong = 0;   // wrong elements over every result (coordinator)
 };
 
+// Who measured a point: the backend's name, and whether it is the transport's own (the run's default rows).
+struct PointBackend {
+  std::string name;
+  bool own = true;
+};
+
 // The coordinator's share of one gathered point: its results (one per token count asked of it) into the
-// report, the journal and the console, with the notes it calls for, and its trace timeline.
+// report, the journal and the console, with the notes it calls for, and (the transport's own) its trace
+// timeline.
 void record_point(CoordinatorState& state, const PhasePlan& phase, const ModeRequests& measured,
                   const GatheredPoint& point, const TimingFacts& timing,
-                  const std::vector<std::string>& hosts, SweepOutcome& outcome) {
+                  const std::vector<std::string>& hosts, const PointBackend& backend, SweepOutcome& outcome) {
   state.progress.clear();
-  const PhaseResult result = make_phase_result(phase, measured.mode, point, timing);
+  PhaseResult result = make_phase_result(phase, measured.mode, point, timing);
+  result.backend = backend.name;
   outcome.wrong += result.wrong;
+  std::vector<PhaseResult>& filed = backend.own ? state.report.results : state.report.backend_results;
   for (const GraphPadding& request : measured.requests) {
     const PhaseResult reported = result_for_request(result, request);
-    state.report.results.push_back(reported);
+    filed.push_back(reported);
     state.journal->append(result_record(reported));
     state.table.print_row(reported);
   }
   if (result.decode) {
     PhaseResult with_join_cost = result;
-    fill_join_cost(with_join_cost, state.report.results);
+    std::vector<PhaseResult> same_backend;
+    for (const PhaseResult& r : filed)
+      if (r.backend == backend.name) same_backend.push_back(r);
+    fill_join_cost(with_join_cost, same_backend);
     state.table.print_note(decode_note(with_join_cost));
   }
   if (result.launch_bound)
@@ -318,8 +368,22 @@ void record_point(CoordinatorState& state, const PhasePlan& phase, const ModeReq
         fmt::format("launch-bound: the host took {:.1f} us of the {:.1f} us step (p50) to enqueue the burst; "
                     "graph mode or --device-only shows what the GPUs take",
                     result.launch_us->p50, result.step_us.p50));
-  if (state.timelines.size() < kMaxTracedPoints)
+  if (backend.own && state.timelines.size() < kMaxTracedPoints)
     state.timelines.push_back(make_trial_timeline(phase, measured.mode, hosts, point, timing));
+}
+
+// The row of a backend that could not run a point, and its console line.
+void record_not_run(CoordinatorState& state, const PhasePlan& phase, const ModeRequests& measured,
+                    const std::string& backend, const std::string& why) {
+  state.progress.clear();
+  const PhaseResult result = not_run_result(phase, measured.mode, backend, why);
+  for (const GraphPadding& request : measured.requests) {
+    const PhaseResult reported = result_for_request(result, request);
+    state.report.backend_results.push_back(reported);
+    state.journal->append(result_record(reported));
+  }
+  state.table.print_note(fmt::format("{} at {} tokens, {}: {} not run: {}", to_string(phase.phase),
+                                     phase.tokens, to_string(measured.mode), backend, why));
 }
 
 // What the coordinator writes besides the reports: trace.json, made only during a run.
@@ -355,46 +419,157 @@ void write_outputs(const RunConfig& config, CoordinatorState& state, bool with_p
   for (const std::string& path : files.paths) state.table.print_note("wrote " + path);
 }
 
+// The largest buffers of the run's AllReduce bursts: what the peer backends' buffers must hold.
+BufferSizes allreduce_buffers(const SweepPlan& sweep, int ranks) {
+  std::vector<OpBurst> allreduce;
+  std::size_t next = 0;
+  for (const DecodeStepPlan& plan : sweep.plans)
+    for (const PhasePlan& phase : plan.phases) {
+      if (phase.phase == Phase::allreduce) allreduce.push_back(sweep.bursts[next]);
+      ++next;
+    }
+  return largest_buffers(allreduce, ranks);
+}
+
+// One AllReduce backend's bursts of one phase on its transport, or why it cannot run them.
+struct ContenderBursts {
+  BurstId burst = 0;
+  std::optional<BurstId> decode_burst;
+  std::string not_run;
+};
+
+// Prepares the phase's burst (with the decode gaps, `gaps_us` non-empty) on a backend; a peer backend that
+// refuses an op (its buffers are smaller) gives its reason instead. The burst is built for that backend, so
+// that a hang injected into another backend's is not in it. Every rank takes the same path.
+std::optional<BurstId> prepare_for(const AllreduceContender& contender, const PhasePlan& phase,
+                                   const SweepPlan& sweep, const RankContext& context,
+                                   std::vector<double> gaps_us, std::string& not_run) {
+  RankOpOptions options = sweep.op_options;
+  options.hang.reset();
+  if (sweep.injected_hang && sweep.injected_hang->applies_to(contender.backend))
+    options.hang = sweep.injected_hang;
+  options.gaps_us = std::move(gaps_us);
+  try {
+    return contender.transport->prepare(burst_for_rank(phase, context.rank(), options));
+  } catch (const BackendRefused& refused) {
+    not_run = refused.message();
+    return std::nullopt;
+  }
+}
+
 // Collective: every point of the sweep on every rank, gathered on the coordinator (`state`, null elsewhere).
+// The AllReduce phase is replayed by every backend of the run (measure_contenders), the others by the
+// transport alone.
 SweepOutcome measure_sweep(const RunConfig& config, const CommandLine& cli, const RankContext& context,
                            const Placement& placement, const SweepPlan& sweep, CoordinatorState* state) {
   Transport& transport = placement.transport();
   transport.allocate(largest_buffers(sweep.bursts, context.size()));
+  if (std::any_of(placement.contenders.begin(), placement.contenders.end(),
+                  [](const AllreduceContender& c) { return c.owned && c.unavailable.empty(); })) {
+    const BufferSizes sizes = allreduce_buffers(sweep, context.size());
+    for (const AllreduceContender& contender : placement.contenders)
+      if (contender.owned && contender.unavailable.empty()) contender.owned->allocate(sizes);
+  }
   const TimingFacts timing{transport.completes_on_launch(), config.sweep.device_only, config.sweep.decode};
   SweepOutcome outcome;
   int done_points = 0;
   const auto started = std::chrono::steady_clock::now();
   if (state) state->sweep_progress = PeriodicProgress(stdout, cli.progress_interval_s);
+  const auto show_progress = [&](const PhasePlan& phase, TimingMode mode) {
+    if (state)
+      state->progress.show(
+          done_points, sweep.total_points,
+          fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
+  };
+  const auto point_done = [&] {
+    ++done_points;
+    if (state)
+      state->sweep_progress.update("sweep", done_points, 0, sweep.total_points, seconds_since(started));
+  };
   try {
     std::size_t next_burst = 0;
     for (std::size_t plan_index = 0; plan_index < sweep.plans.size() && !outcome.interrupted; ++plan_index) {
       for (const auto& phase : sweep.plans[plan_index].phases) {
-        const BurstId burst = transport.prepare(sweep.bursts[next_burst++]);
-        std::optional<BurstId>
-            decode_burst;  // the same ops with this rank's gaps, prepared when first needed
+        const OpBurst& own_burst = sweep.bursts[next_burst++];
+        const bool by_backends = phase.phase == Phase::allreduce && !placement.contenders.empty();
+        if (!by_backends) {
+          const BurstId burst = transport.prepare(own_burst);
+          std::optional<BurstId>
+              decode_burst;  // the same ops with this rank's gaps, prepared when first needed
+          for (const ModeRequests& measured : sweep.schedule[plan_index].modes) {
+            const TimingMode mode = measured.mode;
+            if (mode == TimingMode::decode && !decode_burst) {
+              RankOpOptions with_gaps = sweep.op_options;
+              with_gaps.gaps_us = decode_gaps_us(phase, context.rank(), config.sweep.decode);
+              decode_burst = transport.prepare(burst_for_rank(phase, context.rank(), with_gaps));
+            }
+            show_progress(phase, mode);
+            const PointSamples samples =
+                measure_point(transport, phase, mode == TimingMode::decode ? *decode_burst : burst, mode,
+                              config.sweep, context);
+            const GatheredPoint point = gather_point(samples, context);
+            if (point.interrupted) {
+              outcome.interrupted = true;
+              break;
+            }
+            point_done();
+            if (state)
+              record_point(*state, phase, measured, point, timing, placement.hosts, {transport.name(), true},
+                           outcome);
+          }
+          if (outcome.interrupted) break;
+          continue;
+        }
+        // Every backend of the AllReduce burst, interleaved.
+        const std::vector<AllreduceContender>& contenders = placement.contenders;
+        std::vector<ContenderBursts> bursts(contenders.size());
+        for (std::size_t c = 0; c < contenders.size(); ++c) {
+          const AllreduceContender& contender = contenders[c];
+          bursts[c].not_run = contender.unavailable;
+          if (!bursts[c].not_run.empty()) continue;
+          if (contender.own) {
+            bursts[c].burst = transport.prepare(own_burst);
+          } else if (const auto prepared =
+                         prepare_for(contender, phase, sweep, context, {}, bursts[c].not_run)) {
+            bursts[c].burst = *prepared;
+          }
+        }
         for (const ModeRequests& measured : sweep.schedule[plan_index].modes) {
           const TimingMode mode = measured.mode;
-          if (mode == TimingMode::decode && !decode_burst) {
-            RankOpOptions with_gaps = sweep.op_options;
-            with_gaps.gaps_us = decode_gaps_us(phase, context.rank(), config.sweep.decode);
-            decode_burst = transport.prepare(burst_for_rank(phase, context.rank(), with_gaps));
+          std::vector<PointContender> runnable;
+          std::vector<std::size_t> runnable_index;
+          for (std::size_t c = 0; c < contenders.size(); ++c) {
+            ContenderBursts& prepared = bursts[c];
+            if (!prepared.not_run.empty()) continue;
+            if (mode == TimingMode::decode && !prepared.decode_burst)
+              prepared.decode_burst =
+                  prepare_for(contenders[c], phase, sweep, context,
+                              decode_gaps_us(phase, context.rank(), config.sweep.decode), prepared.not_run);
+            if (!prepared.not_run.empty()) continue;
+            runnable.push_back({contenders[c].transport,
+                                mode == TimingMode::decode ? *prepared.decode_burst : prepared.burst});
+            runnable_index.push_back(c);
           }
-          if (state)
-            state->progress.show(
-                done_points, sweep.total_points,
-                fmt::format("{} tokens={} {}", to_string(phase.phase), phase.tokens, to_string(mode)));
-          const PointSamples samples =
-              measure_point(transport, phase, mode == TimingMode::decode ? *decode_burst : burst, mode,
-                            config.sweep, context);
-          const GatheredPoint point = gather_point(samples, context);
-          ++done_points;
-          if (point.interrupted) {
+          show_progress(phase, mode);
+          const std::vector<PointSamples> samples =
+              runnable.empty() ? std::vector<PointSamples>{}
+                               : measure_contenders(runnable, phase, mode, config.sweep, context);
+          std::vector<std::optional<GatheredPoint>> gathered(contenders.size());
+          for (std::size_t i = 0; i < runnable.size(); ++i)
+            gathered[runnable_index[i]] = gather_point(samples[i], context);
+          if (!runnable.empty() && gathered[runnable_index.front()]->interrupted) {
             outcome.interrupted = true;
             break;
           }
+          point_done();
           if (!state) continue;
-          record_point(*state, phase, measured, point, timing, placement.hosts, outcome);
-          state->sweep_progress.update("sweep", done_points, 0, sweep.total_points, seconds_since(started));
+          for (std::size_t c = 0; c < contenders.size(); ++c) {
+            if (gathered[c])
+              record_point(*state, phase, measured, *gathered[c], timing, placement.hosts,
+                           {contenders[c].name(), contenders[c].own}, outcome);
+            else
+              record_not_run(*state, phase, measured, contenders[c].name(), bursts[c].not_run);
+          }
         }
         if (outcome.interrupted) break;
       }
@@ -409,6 +584,17 @@ SweepOutcome measure_sweep(const RunConfig& config, const CommandLine& cli, cons
     write_outputs(config, *state, /*with_plots=*/false);
     state->table.print_note("incomplete: " + reason);
     throw Error(ExitCode::interrupted, reason);
+  } catch (const BackendHang& hang) {
+    // A backend whose ranks did not all arrive: every backend measured before it is kept in report.json and
+    // report.md (the coordinator writes them now), then the run ends with exit 3 naming it.
+    if (state) {
+      state->progress.clear();
+      state->report.run.complete = false;
+      state->report.run.incomplete_reason = hang.message();
+      write_outputs(config, *state, /*with_plots=*/false);
+      state->table.print_note("incomplete: " + hang.message());
+    }
+    throw;
   }
   return outcome;
 }

@@ -41,6 +41,10 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
   if (options.labels.size() > options.alt_paths.size())
     throw UsageError(fmt::format("predict: {} --label for {} --with: one label per alternative, in order",
                                  options.labels.size(), options.alt_paths.size()));
+  if (options.backends.size() > options.alt_paths.size())
+    throw UsageError(fmt::format(
+        "predict: {} --backend for {} --with: one backend per alternative, in order ('-' for none)",
+        options.backends.size(), options.alt_paths.size()));
   if (options.kinds.size() > options.alt_paths.size())
     throw UsageError(
         fmt::format("predict: {} --kind for {} --with: one kind per alternative, in order ('-' for none)",
@@ -63,8 +67,16 @@ int run_predict_command(const PredictCommandOptions& options, std::ostream& out)
             "predict: --kind {}: not a collective (allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, reduce)",
             options.kinds[i]));
     }
-    const AltDocument alt =
-        read_alt_file(options.alt_paths[i], i < options.labels.size() ? options.labels[i] : "", context);
+    std::string label = i < options.labels.size() ? options.labels[i] : "";
+    if (i < options.backends.size() && options.backends[i] != "-") {
+      context.backend = options.backends[i];
+      if (label.empty()) label = default_label(options.alt_paths[i]) + " " + context.backend;
+    }
+    const AltDocument alt = read_alt_file(options.alt_paths[i], label, context);
+    if (!context.backend.empty() && alt.format != "replay report")
+      throw UsageError(
+          fmt::format("predict: --backend {}: {} is {}, not a replay report with AllReduce backends",
+                      context.backend, options.alt_paths[i], alt.format));
     result.alternatives.push_back(predict_with(result.base, alt, settings));
   }
   ensure_writable_directory(options.out_dir);

@@ -14,6 +14,7 @@ struct PredictCommandOptions {
   std::vector<std::string> alt_paths;  // --with, in order
   std::vector<std::string> labels;     // --label, matched to --with in order
   std::vector<std::string> kinds;      // --kind, matched to --with in order ("-": none)
+  std::vector<std::string> backends;   // --backend, matched to --with in order ("-": none)
   std::string out_dir = "k25comm-predict";
   bool extrapolate = false;  // --extrapolate: label sizes outside the measured range, not refuse
   bool plots = true;         // tools/plot-predict (--no-plots: not run)

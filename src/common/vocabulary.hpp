@@ -29,6 +29,14 @@ enum class TimingMode { eager, graph, decode };
 // do: none (cudaMalloc, NCCL copies through its own buffers), local (ncclMemAlloc + ncclCommRegister),
 // symmetric (ncclMemAlloc + ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC, NCCL >= 2.27.3).
 enum class NcclRegister { none, local, symmetric };
+// Who runs the AllReduce burst (--allreduce-backends): the library collective of the transport (nccl on GPUs,
+// mpi on the host transport), or a peer all-reduce through the ranks' shared buffers: one-shot push (each
+// rank writes its input into every peer's buffer, then reduces locally), two-shot (reduce-scatter, then
+// all-gather, through the peers' buffers), one-shot pull (each rank reads the peers' buffers).
+enum class AllreduceBackend { nccl, mpi, oneshot, twoshot, oneshot_pull };
+// What every backend does after the sum (--allreduce-epilogue): nothing, or the residual add and RMSNorm that
+// engines fuse into the all-reduce (NCCL: a separate kernel after it; the peer backends: fused).
+enum class AllreduceEpilogue { none, add_rmsnorm };
 
 template <>
 struct EnumNames<Dtype> {
@@ -54,6 +62,21 @@ template <>
 struct EnumNames<NcclRegister> {
   static constexpr std::array<std::pair<NcclRegister, std::string_view>, 3> values{
       {{NcclRegister::none, "none"}, {NcclRegister::local, "local"}, {NcclRegister::symmetric, "symmetric"}}};
+};
+
+template <>
+struct EnumNames<AllreduceBackend> {
+  static constexpr std::array<std::pair<AllreduceBackend, std::string_view>, 5> values{
+      {{AllreduceBackend::nccl, "nccl"},
+       {AllreduceBackend::mpi, "mpi"},
+       {AllreduceBackend::oneshot, "oneshot"},
+       {AllreduceBackend::twoshot, "twoshot"},
+       {AllreduceBackend::oneshot_pull, "oneshot-pull"}}};
+};
+template <>
+struct EnumNames<AllreduceEpilogue> {
+  static constexpr std::array<std::pair<AllreduceEpilogue, std::string_view>, 2> values{
+      {{AllreduceEpilogue::none, "none"}, {AllreduceEpilogue::add_rmsnorm, "add-rmsnorm"}}};
 };
 
 // Bytes of one element: bf16 2, fp32 4, fp8 1.

@@ -270,6 +270,19 @@ void read_api_key(const ConfigReader& in, const YAML::Node& value, const std::st
   serve.api_key = found != nullptr ? found : "";
 }
 
+// sweep.allreduce_backends: a non-empty list of backends, each named once; an empty YAML list (as report.json
+// writes the default) is the transport's own collective.
+std::vector<AllreduceBackend> read_backends(const ConfigReader& in, const YAML::Node& value,
+                                            const std::string& key) {
+  if (value.IsSequence() && value.size() == 0) return {};
+  const auto backends = read_as<std::vector<AllreduceBackend>>(in, value, key, list_of<AllreduceBackend>());
+  for (std::size_t i = 1; i < backends.size(); ++i)
+    if (std::find(backends.begin(), backends.begin() + static_cast<std::ptrdiff_t>(i), backends[i]) !=
+        backends.begin() + static_cast<std::ptrdiff_t>(i))
+      in.fail(value[i], key, fmt::format("{} is named twice", to_string(backends[i])));
+  return backends;
+}
+
 json profile_levels_json(const ServeProfileLevels& profile) {
   if (profile.all) return "all";
   if (profile.levels.empty()) return "none";
@@ -460,6 +473,12 @@ std::vector<ConfigKey> make_table() {
           unsigned_integer(), [](auto& c) -> auto& { return c.sweep.decode.seed; }),
     field({"sweep", "device_only", "nccl: hold the stream until each burst is enqueued (no host launch cost)", "--device-only", FlagKind::sets_true},
           boolean(), [](auto& c) -> auto& { return c.sweep.device_only; }),
+    custom({"sweep", "allreduce_backends", "the AllReduce burst replayed once per backend, interleaved, each checked exactly (docs/allreduce-backends.md): nccl or mpi (the library collective), oneshot (push), twoshot (reduce-scatter + all-gather), oneshot-pull; default: the transport's own (nccl on GPUs, mpi on the host transport)", "--allreduce-backends"},
+           list_of<AllreduceBackend>(),
+           [](auto& in, auto& v, auto& k, auto& c) { c.sweep.allreduce_backends = read_backends(in, v, k); },
+           [](auto& c) { return json_of(c.sweep.allreduce_backends); }),
+    field({"sweep", "allreduce_epilogue", "after every backend's sum: none, or the residual add and RMSNorm engines fuse into the all-reduce (nccl and mpi: a separate step after it; the peer backends: fused)", "--allreduce-epilogue"},
+          one_of<AllreduceEpilogue>(), [](auto& c) -> auto& { return c.sweep.allreduce_epilogue; }),
 
     // transport
     field({"transport", "backend", "transport (auto: nccl where every rank has a GPU of its own)", "--backend"},
@@ -470,8 +489,12 @@ std::vector<ConfigKey> make_table() {
           boolean(), [](auto& c) -> auto& { return c.transport.emulate_ranks; }),
     field({"transport", "nccl_register", "nccl: register the send and receive buffers with NCCL (ncclMemAlloc + ncclCommRegister, or ncclCommWindowRegister symmetric), as nccl-tests -R", "--nccl-register"},
           one_of<NcclRegister>(), [](auto& c) -> auto& { return c.transport.nccl_register; }),
-    field({"transport", "inject_hang", "test only: that op waits forever", "--inject-hang", FlagKind::value, FlagListing::hidden},
-          text("PHASE:TOKENS:OP[:RANK]"), [](auto& c) -> auto& { return c.transport.inject_hang; }),
+    field({"transport", "peer_max_bytes", "the peer all-reduce backends' largest op, bytes (their buffers' size; vLLM's custom all-reduce max_size); a larger op's row says it was not run", "--peer-max-bytes"},
+          integer(4096, 1 << 30), [](auto& c) -> auto& { return c.transport.peer_max_bytes; }),
+    field({"transport", "inject_hang", "test only: that op waits forever (of that AllReduce backend only, where named)", "--inject-hang", FlagKind::value, FlagListing::hidden},
+          text("PHASE:TOKENS:OP[:RANK[:BACKEND]]"), [](auto& c) -> auto& { return c.transport.inject_hang; }),
+    field({"transport", "inject_wrong", "test only: that AllReduce backend leaves each rank's own input out of its sum", "--inject-wrong", FlagKind::value, FlagListing::hidden},
+          text("BACKEND"), [](auto& c) -> auto& { return c.transport.inject_wrong; }),
     field({"transport", "inject_delay", "test only: that rank arrives US microseconds late at every trial", "--inject-delay", FlagKind::value, FlagListing::hidden},
           text("RANK:US"), [](auto& c) -> auto& { return c.transport.inject_delay; }),
 

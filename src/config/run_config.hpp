@@ -173,6 +173,10 @@ struct SweepSpec {
   bool include_permute = false;  // NCCL: count MoE pack/unpack kernels in the All-to-All step
   bool device_only = false;  // NCCL: hold the stream until the burst is enqueued (no host cost in the step)
   DecodeGapSpec decode;      // decode mode's gaps and skew
+  // The AllReduce burst replayed once per backend, interleaved (--allreduce-backends); empty: the transport's
+  // own collective alone (nccl on GPUs, mpi on the host transport), as before backends existed.
+  std::vector<AllreduceBackend> allreduce_backends;
+  AllreduceEpilogue allreduce_epilogue = AllreduceEpilogue::none;  // after every backend's sum
 };
 
 struct TransportSpec {
@@ -183,6 +187,10 @@ struct TransportSpec {
       inject_delay;  // test-only: "RANK:US" makes that rank arrive US microseconds late at every trial
   bool emulate_ranks = false;  // test-only: several NCCL ranks per GPU, each its own "host" (NCCL_HOSTID)
   NcclRegister nccl_register = NcclRegister::none;  // nccl: user-buffer registration of send and receive
+  // The peer all-reduce backends' largest op in bytes (their buffers' size): vLLM's custom all-reduce's
+  // max_size, 8 MiB. A larger op is not run by them, and its row says so.
+  int peer_max_bytes = 8 << 20;
+  std::string inject_wrong;  // test-only: the AllReduce backend whose sum leaves out this rank's own input
 };
 
 // The serving endpoint whose decode latency is the attribution's denominator.

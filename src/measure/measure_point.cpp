@@ -65,14 +65,17 @@ int collective_stop(const TrialPass& pass, int trials_done, const TrialLimits& l
   return decision[0];
 }
 
-// The trial protocol, the same for every pass (warm-up, timed, per-op): a barrier, one trial (`body`), then
-// the collective stop decision, so every rank runs the same trials. Returns false when a signal (on any rank)
-// ended the pass.
-bool run_trials(const TrialPass& pass, const TrialLimits& limits, const std::function<void()>& body) {
+// The trial protocol, the same for every pass (warm-up, timed, per-op): rounds of one trial per contender,
+// each trial after a barrier (`body(c)` is contender c's), then the collective stop decision, so every rank
+// runs the same trials. Returns false when a signal (on any rank) ended the pass.
+bool run_rounds(const TrialPass& pass, const TrialLimits& limits, std::size_t contenders,
+                const std::function<void(std::size_t contender)>& body) {
   const auto started = std::chrono::steady_clock::now();
   for (int trial = 0;; ++trial) {
-    trial_barrier(pass, trial);
-    body();
+    for (std::size_t c = 0; c < contenders; ++c) {
+      trial_barrier(pass, trial);
+      body(c);
+    }
     const int stop = collective_stop(pass, trial + 1, limits, started);
     if (stop & interrupted) return false;
     if (stop & budget_spent) return true;
@@ -150,25 +153,37 @@ std::vector<std::size_t> ops_to_verify(const PhasePlan& phase) {
 
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId burst, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context) {
-  PointSamples samples;
-  samples.point = fmt::format("{} at {} tokens, {}", to_string(phase.phase), phase.tokens, to_string(mode));
-  const std::string& point = samples.point;
+  return measure_contenders({{&transport, burst}}, phase, mode, sweep, context).front();
+}
+
+std::vector<PointSamples> measure_contenders(const std::vector<PointContender>& contenders,
+                                             const PhasePlan& phase, TimingMode mode, const SweepSpec& sweep,
+                                             const RankContext& context) {
+  const std::size_t count = contenders.size();
+  std::vector<PointSamples> all(count);
+  const std::string point =
+      fmt::format("{} at {} tokens, {}", to_string(phase.phase), phase.tokens, to_string(mode));
+  for (PointSamples& samples : all) samples.point = point;
   stop_if_coordinator_interrupted(context);  // between points: no peer is inside a collective of this point
-  std::unique_ptr<CapturedBurst> graph;
-  if (mode == TimingMode::graph) graph = transport.capture(burst);
+  std::vector<std::unique_ptr<CapturedBurst>> graphs(count);
+  if (mode == TimingMode::graph)
+    for (std::size_t c = 0; c < count; ++c) graphs[c] = contenders[c].transport->capture(contenders[c].burst);
+  // Each contender's budget is the point's: interleaved, they share the wall time.
+  const double budget_s = sweep.time_budget_s * static_cast<double>(count);
 
   // Warm-up: `warmup` bursts, or fewer once they took the point's time budget, and always at least one: the
   // first ops of a point connect NCCL's peers and load its kernels.
-  const bool warmed_up =
-      run_trials({"warm-up", point, context}, {std::max(sweep.warmup, 1), 1, sweep.time_budget_s}, [&] {
+  const bool warmed_up = run_rounds(
+      {"warm-up", point, context}, {std::max(sweep.warmup, 1), 1, budget_s}, count, [&](std::size_t c) {
+        Transport& transport = *contenders[c].transport;
         transport.begin_trial();
-        run_burst(transport, phase, burst, graph.get(), context);
+        run_burst(transport, phase, contenders[c].burst, graphs[c].get(), context);
         transport.synchronize();
       });
   // A signal ends the point on every rank, with what was measured.
   const auto interrupted_point = [&] {
-    samples.interrupted = true;
-    return samples;
+    for (PointSamples& samples : all) samples.interrupted = true;
+    return all;
   };
   if (!warmed_up) return interrupted_point();
 
@@ -178,35 +193,39 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
   const auto host_us = [](HostClock::time_point from, HostClock::time_point to) {
     return std::chrono::duration<double, std::micro>(to - from).count();
   };
-  samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
+  for (PointSamples& samples : all) samples.step_us.reserve(static_cast<std::size_t>(sweep.iterations));
   // Decode mode launches eagerly and never holds the stream: its gaps keep the device busy while the host
   // enqueues, as the compute of a real step does.
   const bool decode = mode == TimingMode::decode;
   const bool hold = sweep.device_only && !decode;
   std::vector<int> decode_slots(decode ? 2 * phase.ops.size() : 0);
-  const bool timed = run_trials(
-      {"timed", point, context}, {sweep.iterations, sweep.min_iterations, sweep.time_budget_s}, [&] {
-        const auto barrier_exit = HostClock::now();
-        transport.begin_trial();
-        transport.reset_marks();
-        if (hold) transport.hold_stream();
-        const auto launch_start = HostClock::now();
-        const int begin = transport.mark();
-        if (decode) {
-          run_decode_burst(transport, phase, burst, decode_slots, context);
-        } else {
-          run_burst(transport, phase, burst, graph.get(), context);
-        }
-        const int end = transport.mark();
-        const auto launch_end = HostClock::now();
-        if (hold) transport.release_stream();
-        transport.synchronize();
-        samples.step_us.push_back(transport.elapsed_us(begin, end));
-        if (decode)
-          record_decode_trial(transport, begin, decode_slots, samples.step_us.back(), phase, samples);
-        samples.launch_us.push_back(host_us(launch_start, launch_end));
-        samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
-      });
+  const bool timed = run_rounds({"timed", point, context}, {sweep.iterations, sweep.min_iterations, budget_s},
+                                count, [&](std::size_t c) {
+                                  Transport& transport = *contenders[c].transport;
+                                  PointSamples& samples = all[c];
+                                  const BurstId burst = contenders[c].burst;
+                                  const auto barrier_exit = HostClock::now();
+                                  transport.begin_trial();
+                                  transport.reset_marks();
+                                  if (hold) transport.hold_stream();
+                                  const auto launch_start = HostClock::now();
+                                  const int begin = transport.mark();
+                                  if (decode) {
+                                    run_decode_burst(transport, phase, burst, decode_slots, context);
+                                  } else {
+                                    run_burst(transport, phase, burst, graphs[c].get(), context);
+                                  }
+                                  const int end = transport.mark();
+                                  const auto launch_end = HostClock::now();
+                                  if (hold) transport.release_stream();
+                                  transport.synchronize();
+                                  samples.step_us.push_back(transport.elapsed_us(begin, end));
+                                  if (decode)
+                                    record_decode_trial(transport, begin, decode_slots,
+                                                        samples.step_us.back(), phase, samples);
+                                  samples.launch_us.push_back(host_us(launch_start, launch_end));
+                                  samples.arrival_us.push_back(host_us(barrier_exit, launch_start));
+                                });
   if (!timed) return interrupted_point();
 
   // Per-op pass (eager only: inside a graph the ops cannot be timed one by one without changing what is
@@ -215,14 +234,16 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
     const std::size_t ops = phase.ops.size();
     std::vector<int> slots(ops + 1);
     const TrialLimits limits{sweep.op_iterations, std::min(sweep.min_iterations, sweep.op_iterations),
-                             sweep.time_budget_s};
-    const bool per_op = run_trials({"per-op", point, context}, limits, [&] {
+                             budget_s};
+    const bool per_op = run_rounds({"per-op", point, context}, limits, count, [&](std::size_t c) {
+      Transport& transport = *contenders[c].transport;
+      PointSamples& samples = all[c];
       transport.begin_trial();
       transport.reset_marks();
       slots[0] = transport.mark();
       for (std::size_t i = 0; i < ops; ++i) {
         if (i > 0) stop_if_coordinator_interrupted(context);
-        transport.launch(burst, i);
+        transport.launch(contenders[c].burst, i);
         slots[i + 1] = transport.mark();
       }
       transport.synchronize();
@@ -238,14 +259,24 @@ PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId
     if (!per_op) return interrupted_point();
   }
 
-  // Correctness pass, outside every timed region.
+  // Correctness pass, outside every timed region: the AllReduce burst whole, as it runs in a step (so that an
+  // op racing the next one over the same buffers is caught); the other kinds op by op.
   if (sweep.check) {
-    for (std::size_t i : ops_to_verify(phase)) {
-      samples.wrong += transport.verify(burst, i);
-      ++samples.checked_ops;
+    for (std::size_t c = 0; c < count; ++c) {
+      Transport& transport = *contenders[c].transport;
+      PointSamples& samples = all[c];
+      if (phase.kind == CollectiveKind::allreduce) {
+        samples.wrong += transport.verify_burst(contenders[c].burst);
+        samples.checked_ops += static_cast<int>(phase.ops.size());
+        continue;
+      }
+      for (std::size_t i : ops_to_verify(phase)) {
+        samples.wrong += transport.verify(contenders[c].burst, i);
+        ++samples.checked_ops;
+      }
     }
   }
-  return samples;
+  return all;
 }
 
 }  // namespace k25

@@ -36,6 +36,23 @@ class PointAbandoned : public Error {
 PointSamples measure_point(Transport& transport, const PhasePlan& phase, BurstId burst, TimingMode mode,
                            const SweepSpec& sweep, const RankContext& context);
 
+// One backend of an AllReduce point (--allreduce-backends): the transport that runs it and its prepared
+// burst.
+struct PointContender {
+  Transport* transport = nullptr;
+  BurstId burst = 0;
+};
+
+// The same point replayed by every contender, interleaved: each round of each pass (warm-up, timed, per-op)
+// runs one trial of every contender in turn, each after its own barrier, and the stop decision follows the
+// round, so that drift hits every backend alike; the time budget is the point's per contender. Then each
+// contender's correctness pass. One PointSamples per contender, in their order; with one contender it is
+// measure_point. The correctness pass of an AllReduce burst is Transport::verify_burst (every op, in the
+// burst); of the other kinds ops_to_verify's.
+std::vector<PointSamples> measure_contenders(const std::vector<PointContender>& contenders,
+                                             const PhasePlan& phase, TimingMode mode, const SweepSpec& sweep,
+                                             const RankContext& context);
+
 // Which ops of a phase the correctness pass verifies: every op whose size differs (the AllReduces of one
 // burst share one size, so one is enough); for All-to-Allv the first, middle and last layer's matrices.
 std::vector<std::size_t> ops_to_verify(const PhasePlan& phase);

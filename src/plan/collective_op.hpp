@@ -44,6 +44,10 @@ struct CollectiveOp {
   // Decode mode: before the op, the rank keeps its stream busy this long (nccl: a GPU busy kernel; mpi: a
   // host busy wait), the compute between two collectives of a real step. Run by Transport::launch_gap.
   double busy_before_us = 0;
+  // --allreduce-epilogue add-rmsnorm (AllReduce only): after the sum, the residual add and RMSNorm over this
+  // many token rows of count / epilogue_rows elements (the hidden size); 0: no epilogue.
+  std::size_t epilogue_rows = 0;
+  std::size_t epilogue_row_elements() const { return epilogue_rows > 0 ? count / epilogue_rows : 0; }
 
   // Bytes of this rank's send and receive buffer for the op among `ranks` ranks.
   std::size_t send_buffer_bytes(int ranks) const;

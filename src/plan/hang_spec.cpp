@@ -30,9 +30,10 @@ std::optional<HangSpec> parse_hang_spec(const std::string& text) {
   }
   const auto bad = [&](const std::string& why) {
     return UsageError("--inject-hang '" + text + "': " + why +
-                      " (expected PHASE:TOKENS:OP[:RANK], PHASE one of " + enum_name_list<Phase>() + ")");
+                      " (expected PHASE:TOKENS:OP[:RANK[:BACKEND]], PHASE one of " + enum_name_list<Phase>() +
+                      ", BACKEND one of " + enum_name_list<AllreduceBackend>() + ")");
   };
-  if (fields.size() != 3 && fields.size() != 4) throw bad("wrong number of fields");
+  if (fields.size() < 3 || fields.size() > 5) throw bad("wrong number of fields");
   HangSpec spec;
   const auto phase = enum_from_name<Phase>(fields[0]);
   if (!phase) throw bad("unknown phase");
@@ -40,7 +41,11 @@ std::optional<HangSpec> parse_hang_spec(const std::string& text) {
   long long tokens = 0, op = 0, rank = -1;
   if (!parse_number(fields[1], tokens) || tokens == 0) throw bad("TOKENS is not a positive integer");
   if (!parse_number(fields[2], op)) throw bad("OP is not a non-negative integer");
-  if (fields.size() == 4 && !parse_number(fields[3], rank)) throw bad("RANK is not a non-negative integer");
+  if (fields.size() >= 4 && !parse_number(fields[3], rank)) throw bad("RANK is not a non-negative integer");
+  if (fields.size() == 5) {
+    spec.backend = enum_from_name<AllreduceBackend>(fields[4]);
+    if (!spec.backend) throw bad("unknown BACKEND");
+  }
   spec.tokens = static_cast<int>(tokens);
   spec.op = static_cast<std::size_t>(op);
   spec.rank = static_cast<int>(rank);

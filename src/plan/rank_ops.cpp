@@ -69,6 +69,12 @@ OpBurst burst_for_rank(const PhasePlan& phase, int rank, const RankOpOptions& op
       const std::size_t parts =
           std::max(info.send_elements(1, phase.ranks), info.recv_elements(1, phase.ranks));
       op.count = planned.bytes / dtype_bytes(phase.dtype) / std::max<std::size_t>(parts, 1);
+      // The epilogue normalizes each token's row: one row per token where the op holds whole rows.
+      if (options.epilogue == AllreduceEpilogue::add_rmsnorm && phase.kind == CollectiveKind::allreduce &&
+          op.count > 0)
+        op.epilogue_rows = phase.tokens > 0 && op.count % static_cast<std::size_t>(phase.tokens) == 0
+                               ? static_cast<std::size_t>(phase.tokens)
+                               : 1;
     }
     burst.ops.push_back(std::move(op));
   }

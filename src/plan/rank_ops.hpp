@@ -15,6 +15,7 @@ struct RankOpOptions {
   bool include_permute = false;  // MoE dispatch pack / combine unpack around each All-to-All
   std::optional<HangSpec> hang;  // test only: the op this rank stalls before
   std::vector<double> gaps_us;   // decode mode: busy_before_us of each op (plan/decode_gaps.hpp); empty: none
+  AllreduceEpilogue epilogue = AllreduceEpilogue::none;  // after each AllReduce (one row per token)
 };
 
 // The burst of `phase` as rank `rank` issues it.

@@ -1,5 +1,6 @@
 // The tables of predict's input formats, and the reading of a file through them.
 #include "predict/input_formats.hpp"
+#include "predict/backend_rows.hpp"
 
 #include <filesystem>
 
@@ -99,8 +100,9 @@ const std::vector<AltFormat>& alt_formats() {
        "a k25comm run there: `mpirun -np 8 k25comm --sizes configs/kimi.yaml --modes eager`; a nightly's `latest/report.json`; with `--modes eager,decode --gaps-from capture.json` the base's own shape",
        "the eager burst per op (step_us p50 and p90 / ops per step; else graph), against bytes per op (All-to-Allv: bytes one rank sends); a decode mode's communication per op with its shape",
        is_report,
-       [](const PredictInput& f, const AltReadContext&) {
-         return alt_from_report(parse_report_text(f.text, f.path), f.path);
+       [](const PredictInput& f, const AltReadContext& c) {
+         return alt_from_report(with_backend_rows(parse_report_text(f.text, f.path), c.backend, f.path),
+                                f.path);
        }},
       {"nccl-tests text",
        "`all_reduce_perf -b 8K -e 4M -f 2 -d bfloat16 > all_reduce.txt`, or its output pasted (any version)",

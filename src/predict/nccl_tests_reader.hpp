@@ -17,6 +17,8 @@ namespace k25 {
 struct AltReadContext {
   std::string kind;  // --kind, normalized; empty: not given
   int base_ranks = 0;
+  std::string
+      backend;  // --backend: a replay report's AllReduce backend whose rows stand for it; empty: not given
 };
 
 // Whether `text` is nccl-tests' printed output: its "# nccl-tests version" or "# Collective test starting:"

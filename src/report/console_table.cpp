@@ -21,11 +21,20 @@ std::string tokens_cell(const PhaseResult& r) {
   return fmt::format("{}->{}", r.requested_tokens, r.tokens);
 }
 
+// "allreduce", or a peer AllReduce backend's name on its rows (--allreduce-backends).
+std::string phase_cell(const PhaseResult& r) {
+  const auto backend = enum_from_name<AllreduceBackend>(r.backend);
+  if (r.phase == Phase::allreduce && backend && *backend != AllreduceBackend::nccl &&
+      *backend != AllreduceBackend::mpi)
+    return r.backend;
+  return to_string(r.phase);
+}
+
 // The results table as nccl-tests users read it: one row per point, as it is measured.
 const Columns<PhaseResult>& result_columns() {
   using R = const PhaseResult&;
   static const Columns<PhaseResult> kColumns = {
-      {"phase", "", [](R r) { return TableCell(to_string(r.phase)); }, kConsoleOutput, 13},
+      {"phase", "", [](R r) { return TableCell(phase_cell(r)); }, kConsoleOutput, 13},
       {"tokens", "", [](R r) { return TableCell(tokens_cell(r)); }, kConsoleOutput, 8},
       {"bytes", "per op",
        [](R r) {

@@ -17,6 +17,7 @@
 #include "common/column_table.hpp"
 #include "doctor/render/node_markdown.hpp"
 #include "doctor/verdicts/node_verdicts.hpp"
+#include "report/backends_markdown.hpp"
 #include "report/live_step_markdown.hpp"
 #include "report/serve_columns.hpp"
 
@@ -30,6 +31,7 @@ const std::vector<ReportArtifact>& plot_artifacts() {
       {"serve_vs_concurrency.png", "TPOT and steady output tokens/s vs concurrency", true},
       {"attribution.png", "Communication share of TPOT per concurrency", true},
       {"live_step.png", "Live decode step by kernel class per concurrency (--profile)", true},
+      {"allreduce_backends.png", "One AllReduce's time vs bytes per op, per AllReduce backend", true},
   };
   return kPlots;
 }
@@ -532,6 +534,7 @@ std::string render_markdown(const RunReport& report, const std::vector<ReportArt
   md += render_system(report);
   md += render_node_diagnosis(report);
   md += render_phase_tables(report);
+  md += render_allreduce_backends(report);
   md += render_decode(report);
   md += render_serve(report);
   md += render_attribution(report);

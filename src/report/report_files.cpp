@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 std::string results_csv(const RunReport& report) {
   std::vector<nlohmann::json> rows(report.results.begin(), report.results.end());
-  return csv_of_records(rows, {"phase", "tokens", "mode", "dtype", "ranks"});
+  rows.insert(rows.end(), report.backend_results.begin(), report.backend_results.end());
+  return csv_of_records(rows, {"phase", "backend", "tokens", "mode", "dtype", "ranks"});
 }
 
 std::string serve_csv(const RunReport& report) {
@@ -54,7 +55,8 @@ WrittenFiles write_report_files(const RunReport& report, const std::string& dir,
   write("report.md", render_markdown(report));
   reports_written = true;
   for (const ExtraFile& file : extra) write(file.name, file.text);
-  write_or_remove(kResultsCsvName, !report.results.empty(), results_csv(report));
+  write_or_remove(kResultsCsvName, !report.results.empty() || !report.backend_results.empty(),
+                  results_csv(report));
   write_or_remove(kServeCsvName, !report.serve.levels.empty(), serve_csv(report));
   if (with_plots) {
     PlotOutcome plots = make_plots(path_of("report.json"), dir, plot_script);

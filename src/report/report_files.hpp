@@ -13,8 +13,8 @@ namespace k25 {
 inline constexpr const char* kResultsCsvName = "results.csv";
 inline constexpr const char* kServeCsvName = "serve.csv";
 
-// CSV text of the results (one row per point) and of the serve levels (one row per concurrency), columns
-// named as in report.json.
+// CSV text of the results (one row per point and backend, the transport's own first) and of the serve levels
+// (one row per concurrency), columns named as in report.json.
 std::string results_csv(const RunReport& report);
 std::string serve_csv(const RunReport& report);
 

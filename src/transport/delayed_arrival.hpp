@@ -51,6 +51,8 @@ class DelayedArrival final : public Transport {
   [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override {
     return inner_->verify(burst, op_index);
   }
+  [[nodiscard]] std::uint64_t verify_burst(BurstId burst) override { return inner_->verify_burst(burst); }
+  Transport& innermost() override { return inner_->innermost(); }
   std::string caveat(int ranks) const override { return inner_->caveat(ranks); }
 
  private:

@@ -15,7 +15,11 @@
 
 #include "common/bounded_wait.hpp"
 #include "common/error.hpp"
+#include "transport/add_rmsnorm.hpp"
 #include "transport/check_pattern.hpp"
+#include "transport/host_burst_check.hpp"
+#include "transport/host_busy_wait.hpp"
+#include "transport/host_elements.hpp"
 #include "transport/op_wait_point.hpp"
 
 namespace k25 {
@@ -31,26 +35,6 @@ int to_int_count(std::uint64_t count, const char* what) {
 // Touches every page so that first-use page faults do not land in a timed region.
 void allocate_touched(std::vector<std::byte>& buffer, std::size_t bytes) {
   buffer.assign(bytes, std::byte{0});
-}
-
-float load_element(const std::byte* base, std::size_t i, Dtype dtype) {
-  if (dtype == Dtype::bf16) {
-    std::uint16_t bits = 0;
-    std::memcpy(&bits, base + i * 2, 2);
-    return check::bf16_to_float(bits);
-  }
-  float value = 0;
-  std::memcpy(&value, base + i * 4, 4);
-  return value;
-}
-
-void store_element(std::byte* base, std::size_t i, Dtype dtype, float value) {
-  if (dtype == Dtype::bf16) {
-    const std::uint16_t bits = check::float_to_bf16(value);
-    std::memcpy(base + i * 2, &bits, 2);
-  } else {
-    std::memcpy(base + i * 4, &value, 4);
-  }
 }
 
 }  // namespace
@@ -84,6 +68,9 @@ void MpiTransport::allocate(const BufferSizes& sizes) {
   allocate_touched(send_, sizes.send_bytes);
   allocate_touched(recv_, sizes.recv_bytes);
   allocate_touched(rows_, sizes.rows_bytes);
+  allocate_touched(residual_, sizes.epilogue_bytes);
+  allocate_touched(norm_out_, sizes.epilogue_bytes);
+  allocate_touched(weight_, sizes.epilogue_row_bytes);
 }
 
 const MpiTransport::PreparedBurst& MpiTransport::prepared(BurstId burst) const {
@@ -227,6 +214,7 @@ void MpiTransport::run_op(const PreparedBurst& burst, std::size_t op_index, bool
                   gather.row_bytes);
   }
   run_collective(burst, op_index, verifying);
+  run_epilogue(op);
   if (op.sum_after && !verifying) {
     const SegmentSum& segments = *op.sum_after;
     for (std::size_t t = 0; t + 1 < segments.offsets.size(); ++t)
@@ -243,18 +231,32 @@ void MpiTransport::run_op(const PreparedBurst& burst, std::size_t op_index, bool
   }
 }
 
+void MpiTransport::run_epilogue(const CollectiveOp& op) {
+  if (op.epilogue_rows == 0) return;
+  add_rmsnorm_rows(result(op), residual_.data(), weight_.data(), norm_out_.data(), 0, op.epilogue_rows,
+                   op.epilogue_row_elements(), op.dtype);
+}
+
 void MpiTransport::launch(BurstId burst, std::size_t op_index) {
   run_op(prepared(burst), op_index, false);
 }
 
-// The host stands in for the GPU's compute: a busy wait (not a sleep, whose wake-up the scheduler delays), on
-// the same clock as the marks.
 void MpiTransport::launch_gap(BurstId burst, std::size_t op_index) {
-  const double gap_s = prepared(burst).burst.ops[op_index].busy_before_us * 1e-6;
-  if (gap_s <= 0) return;
-  const double until = MPI_Wtime() + gap_s;
-  while (MPI_Wtime() < until) {
-  }
+  host_busy_wait_us(prepared(burst).burst.ops[op_index].busy_before_us);
+}
+
+// Op k of the burst takes the check input shifted by k and is checked before op k + 1 runs (MPI_Allreduce is
+// blocking, so the ops are consecutive as they are in a timed trial).
+std::uint64_t MpiTransport::verify_burst(BurstId id) {
+  const PreparedBurst& burst = prepared(id);
+  if (burst.burst.ops.empty()) return 0;
+  const CollectiveOp& first = burst.burst.ops.front();
+  const HostAllreduceBuffers buffers{
+      input(first),    result(first),    options_.in_place ? nullptr : recv_.data(),
+      recv_.size(),    residual_.data(), weight_.data(),
+      norm_out_.data()};
+  return check_allreduce_burst(burst.burst, context_.rank(), context_.size(), buffers,
+                               [&](std::size_t k) { run_op(burst, k, true); });
 }
 
 int MpiTransport::mark() {

@@ -36,6 +36,7 @@ class MpiTransport final : public Transport {
   [[nodiscard]] double elapsed_us(int from_slot, int to_slot) override;
   void reset_marks() override { marks_.clear(); }
   [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override;
+  [[nodiscard]] std::uint64_t verify_burst(BurstId burst) override;
 
  private:
   struct PreparedOp {
@@ -51,6 +52,7 @@ class MpiTransport final : public Transport {
   void run_op(const PreparedBurst& burst, std::size_t op_index, bool verifying);
   void run_collective(const PreparedBurst& burst, std::size_t op_index, bool verifying);
   void stall(const PreparedBurst& burst, std::size_t op_index);
+  void run_epilogue(const CollectiveOp& op);  // the residual add + RMSNorm after the sum, a separate step
   std::byte* input(const CollectiveOp& op);   // where the op's input lies (in place or not)
   std::byte* result(const CollectiveOp& op);  // where its result lands
 
@@ -58,6 +60,7 @@ class MpiTransport final : public Transport {
   TransportOptions options_;
   Bf16SumOp bf16_sum_;
   std::vector<std::byte> send_, recv_, rows_;
+  std::vector<std::byte> residual_, norm_out_, weight_;  // the AllReduce epilogue's (add_rmsnorm.hpp)
   std::vector<PreparedBurst> bursts_;
   std::vector<double> marks_;
   std::unique_ptr<CallWatchdog> watchdog_;  // null without MPI_THREAD_MULTIPLE: polled non-blocking ops

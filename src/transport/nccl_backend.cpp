@@ -26,10 +26,14 @@ P2pMeasurement no_measurement() {
   return measurement;
 }
 
+PeerBackendChoice no_peer_backend(Transport&, const PeerAllreduceOptions&, const RankContext&) {
+  return {nullptr, kNotBuilt};
+}
+
 }  // namespace
 
 const NcclBackend& absent_nccl_backend() {
-  static const NcclBackend absent{false, no_device, no_transport, no_gpu, no_measurement};
+  static const NcclBackend absent{false, no_device, no_transport, no_gpu, no_measurement, no_peer_backend};
   return absent;
 }
 

@@ -9,10 +9,17 @@
 #include "transport/device_placement.hpp"
 #include "transport/local_gpu.hpp"
 #include "transport/p2p_measurement.hpp"
+#include "transport/peer_allreduce.hpp"
 #include "transport/transport.hpp"
 #include "transport/transport_options.hpp"
 
 namespace k25 {
+
+// A peer all-reduce backend on the GPUs, or why it cannot run on this node (the same text on every rank).
+struct PeerBackendChoice {
+  std::unique_ptr<Transport> transport;
+  std::string unavailable;
+};
 
 struct NcclBackend {
   // Whether the NCCL transport was built; false for absent_nccl_backend().
@@ -28,6 +35,12 @@ struct NcclBackend {
   // Not collective, no MPI: copies between every ordered pair of the GPUs this process sees (doctor's
   // matrix); status "no GPU visible" without one, "not built" for absent_nccl_backend().
   P2pMeasurement (*measure_p2p)() = nullptr;
+  // Collective over context.world(): a peer all-reduce backend (options.algorithm) on the nccl transport
+  // `transport` (Transport::innermost() is the NcclTransport: its stream, device and communicator), its peer
+  // buffers mapped through NCCL's window registration where NCCL offers it between these ranks, else CUDA
+  // IPC; or, agreed by every rank, why it cannot run here (a pair of GPUs without P2P, an NCCL too old).
+  PeerBackendChoice (*make_peer_allreduce)(Transport& transport, const PeerAllreduceOptions& options,
+                                           const RankContext& context) = nullptr;
 };
 
 // The stand-in where k25comm was built without CUDA/NCCL: nothing built, no device (the problem says why), no

@@ -17,6 +17,11 @@ BufferSizes largest_buffers(const std::vector<OpBurst>& bursts, int ranks) {
       if (op.gather_before)
         sizes.rows_bytes =
             std::max(sizes.rows_bytes, op.gather_before->source_rows * op.gather_before->row_bytes);
+      if (op.epilogue_rows > 0) {
+        sizes.epilogue_bytes = std::max(sizes.epilogue_bytes, op.count * dtype_bytes(op.dtype));
+        sizes.epilogue_row_bytes =
+            std::max(sizes.epilogue_row_bytes, op.epilogue_row_elements() * dtype_bytes(op.dtype));
+      }
       if (op.sum_after && !op.sum_after->offsets.empty())
         sizes.rows_bytes =
             std::max(sizes.rows_bytes, (op.sum_after->offsets.size() - 1) * op.sum_after->row_elements *
@@ -31,6 +36,10 @@ std::unique_ptr<CapturedBurst> Transport::capture(BurstId) {
 
 void Transport::replay(CapturedBurst&) {
   throw UsageError("the " + name() + " transport has no graph mode");
+}
+
+std::uint64_t Transport::verify_burst(BurstId) {
+  throw UsageError("the " + name() + " transport has no AllReduce burst check");
 }
 
 void Transport::hold_stream() {

@@ -18,7 +18,9 @@ namespace k25 {
 struct BufferSizes {
   std::size_t send_bytes = 0;
   std::size_t recv_bytes = 0;
-  std::size_t rows_bytes = 0;  // source rows of a RowGather, result rows of a SegmentSum
+  std::size_t rows_bytes = 0;          // source rows of a RowGather, result rows of a SegmentSum
+  std::size_t epilogue_bytes = 0;      // the residual and the normed output of an AllReduce's epilogue
+  std::size_t epilogue_row_bytes = 0;  // its weight row
   bool operator==(const BufferSizes&) const = default;
 };
 // The sizes every op of `bursts` fits in, among `ranks` ranks.
@@ -84,6 +86,15 @@ class Transport {
   // data (small rank-dependent integers), runs it, and returns how many output elements on this rank are
   // wrong.
   [[nodiscard]] virtual std::uint64_t verify(BurstId burst, std::size_t op_index) = 0;
+  // The AllReduce burst's check (every op of an AllReduce burst, run as the engine runs them: consecutive,
+  // over the same buffers): op k's input is check_pattern.hpp's data shifted by k, and each op's result (with
+  // the epilogue: its residual output exactly, its normed output within add_rmsnorm.hpp's bound) is checked
+  // before the next op overwrites it, outside any timed region. Returns the wrong elements of all ops.
+  [[nodiscard]] virtual std::uint64_t verify_burst(BurstId burst);
+
+  // The transport a wrapper (DelayedArrival) wraps, this one where none: what a peer all-reduce backend
+  // borrows its stream, clock and buffers from.
+  virtual Transport& innermost() { return *this; }
 
   // The report's note on what this transport's figures mean (e.g. one-rank NCCL measures launch cost).
   virtual std::string caveat(int ranks) const {

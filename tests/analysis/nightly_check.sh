@@ -66,5 +66,5 @@ grep -q "missing points: allreduce T=256 eager (base only)" "$work/missing/"*/co
 cp "$data/nvlink-report.json" "$work/baseline.json"
 K25_FAKE_REPORT=$data/nvlink-report.json nightly update --update-baseline --no-plots && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || fail "same run with --update-baseline: exit $rc, expected 0"
-grep -q '"schema_version": 3' "$work/baseline.json" || fail "--update-baseline did not copy the passing report"
+grep -q '"schema_version": 4' "$work/baseline.json" || fail "--update-baseline did not copy the passing report"
 echo "ok: nightly exit codes, --oversubscribe, --update-baseline and outputs"

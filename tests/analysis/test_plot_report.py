@@ -168,6 +168,25 @@ class PlotTests(unittest.TestCase):
         axes = self.plot.live_step_figure(self.plt, [("r", report)]).axes[0]
         self.assertIn("Live decode step", axes.get_title())
 
+    def test_backends_are_one_curve_each_and_a_wrong_one_is_marked(self):
+        pcie = load("pcie-report.json")
+        self.assertIsNone(self.plot.backends_figure(self.plt, [("pcie", pcie)]))  # one backend: no figure
+        with_backends = copy.deepcopy(pcie)
+        rows = []
+        for r in pcie["results"]:
+            if r["phase"] != "allreduce":
+                continue
+            for backend, scale, wrong in (("oneshot", 0.3, 0), ("twoshot", 0.6, 7)):
+                row = dict(copy.deepcopy(r), backend=backend, wrong=wrong)
+                row["op_us"] = {k: v * scale for k, v in r["op_us"].items()}
+                rows.append(row)
+        rows.append(dict(copy.deepcopy(rows[0]), backend="oneshot-pull", not_run="P2P is not possible", iterations=0))
+        with_backends["backend_results"] = rows
+        figure = self.plot.backends_figure(self.plt, [("pcie", with_backends)])
+        labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+        self.assertEqual(labels, ["nccl (eager)", "oneshot (eager)", "twoshot (eager) WRONG"])
+        self.assertEqual(figure.axes[0].get_xscale(), "log")
+
     def test_names_come_before_the_labels(self):
         out = os.path.join(WORK, "named")
         shutil.rmtree(out, ignore_errors=True)

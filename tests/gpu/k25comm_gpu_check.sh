@@ -28,6 +28,11 @@
 #   emulated-hang-graph the same in graph mode (the hang inside the captured graph): every rank destroys its graphs
 #                    before ncclCommAbort, so the job still ends with exit 3 in time
 #   emulated-slowest 4 emulated ranks; rank 2 arrives 20 ms late at every trial: every result names it slowest
+#   backends-N       the AllReduce backends (nccl, oneshot, twoshot, oneshot-pull) interleaved at N ranks (1: one rank;
+#                    more: emulated ranks, under MPS where the caller runs it), kimi at 1 and 16 tokens, eager, graph
+#                    and decode, the add-rmsnorm epilogue at 16 tokens: exit 0, every backend's rows present, wrong == 0
+#                    and checked for each (or a row that says why it did not run); each backend's op p50 per point
+#                    written to OUT_DIR/backends-figures.txt as the check ends
 # Exits 77 (skipped) where no CUDA device is visible. Every command runs under a time limit (tools/bench/
 # time_limits.sh) that ends strictly before the caller's deadline (K25_DEADLINE; without one, 290 s from now:
 # ctest gives 300). Ranks inherit the environment (one host), so an MPS pipe directory exported by the caller
@@ -317,6 +322,54 @@ for r in results:
           f"(step p50 / ops), slowest rank {r['slowest_rank']}")
 print(f"ok: {ranks} emulated ranks, {len(results)} results, wrong == 0")
 PY
+  ;;
+backends-[0-9]*)
+  ranks=${check#backends-}
+  backends=nccl,oneshot,twoshot,oneshot-pull
+  # shellcheck disable=SC2054  # the commas belong to the values
+  flags=(--phases allreduce --allreduce-backends "$backends" --tokens 1,16 --iters 5 --warmup 1 --op-iters 2
+         --time-budget 1 --timeout 30)
+  if [ "$ranks" = 1 ]; then
+    k25 90 --backend nccl --sizes "$config" "${flags[@]}" --modes eager,graph,decode --decode-gap 20 \
+      --out "$out" >"$out.log" 2>&1
+    expect_rc "$out.log" $? 0 "backends at one rank"
+    k25 60 --backend nccl --sizes "$config" "${flags[@]}" --modes eager --allreduce-epilogue add-rmsnorm \
+      --out "$out.epilogue" >"$out.epilogue.log" 2>&1
+    expect_rc "$out.epilogue.log" $? 0 "backends with the epilogue at one rank"
+  else
+    emulated "$ranks" 120 "${flags[@]}" --modes eager,graph,decode --decode-gap 20 --decode-skew 5 \
+      --out "$out" >"$out.log" 2>&1
+    expect_rc "$out.log" $? 0 "backends at $ranks emulated ranks"
+    emulated "$ranks" 60 "${flags[@]}" --modes eager --allreduce-epilogue add-rmsnorm --out "$out.epilogue" \
+      >"$out.epilogue.log" 2>&1
+    expect_rc "$out.epilogue.log" $? 0 "backends with the epilogue at $ranks emulated ranks"
+  fi
+  python3 - "$out/report.json" "$out.epilogue/report.json" "$ranks" "$backends" "$out/backends-figures.txt" <<'PY' ||
+import json, sys
+ranks, backends, figures = int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5]
+lines = []
+for path in sys.argv[1:3]:
+    report = json.load(open(path))
+    assert report["run"]["ranks"] == ranks, report["run"]["ranks"]
+    rows = report["results"] + report.get("backend_results", [])
+    rows = [r for r in rows if r["phase"] == "allreduce"]
+    seen = {r.get("backend", report["run"]["transport"]) for r in rows}
+    assert seen == set(backends), (sorted(seen), backends)
+    for r in rows:
+        name = r.get("backend", report["run"]["transport"])
+        if r.get("not_run"):
+            lines.append(f"{path}: {name} T={r['tokens']} {r['mode']}: not run: {r['not_run']}")
+            continue
+        assert r["wrong"] == 0 and r["checked"], (name, r["tokens"], r["mode"], r["wrong"])
+        lines.append(f"{path}: {name:12} T={r['tokens']:<3} {r['mode']:6} {r['bytes_per_op']:>9} B "
+                     f"op p50 {r['op_us']['p50']:9.2f} us, step p50 {r['step_us']['p50']:10.1f} us, wrong 0")
+    assert any(not r.get("not_run") for r in rows if r.get("backend") != "nccl"), "no peer backend ran"
+    lines += [f"{path}: headline: {h}" for h in report.get("headline", [])]
+open(figures, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+print(f"ok: {len(backends)} AllReduce backends at {ranks} rank(s), wrong == 0")
+PY
+    fail "backends report check"
   ;;
 emulated-kill)
   # A sweep that lasts minutes unless stopped: 12 token counts, 3 s per point.

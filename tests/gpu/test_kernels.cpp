@@ -1,9 +1,11 @@
 // GPU unit tests of kernels/: fill/verify of the exact-check data and MoE pack/unpack against a CPU
-// reference, an in-place AllGather that did nothing caught by the check, and the busy kernel's lower bound.
+// reference, an in-place AllGather that did nothing caught by the check, the busy kernel's lower bound, the
+// add + RMSNorm epilogue, and the peer all-reduce kernels at one rank over a burst.
 // Skips (exit 77) without a CUDA device.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -263,6 +265,108 @@ void test_combine_unpack(k25::kernels::ElementType type) {
          std::string("moe_combine_unpack sums copies like the CPU, ") + (bytes == 2 ? "bf16" : "fp32"));
 }
 
+// The CPU's normed row of op `op` of the burst check at one rank (the sum is the input), parity 0 and 1:
+// add_rmsnorm.hpp's reference, written again here (this program links the kernels alone).
+std::vector<float> epilogue_reference_rows(std::size_t row, std::uint64_t op) {
+  std::vector<float> rows(2 * row);
+  for (int parity = 0; parity < 2; ++parity) {
+    std::vector<double> x(row);
+    double squares = 0;
+    for (std::size_t j = 0; j < row; ++j) {
+      x[j] = k25::check::allreduce_burst_expected(1, static_cast<std::uint64_t>(parity) + j, op) +
+             k25::check::epilogue_residual(j);
+      squares += x[j] * x[j];
+    }
+    const double scale = 1.0 / std::sqrt(squares / static_cast<double>(row) + k25::check::kEpilogueEps);
+    for (std::size_t j = 0; j < row; ++j)
+      rows[static_cast<std::size_t>(parity) * row + j] =
+          static_cast<float>(x[j] * scale * k25::check::epilogue_weight(j));
+  }
+  return rows;
+}
+
+// Each peer algorithm at one rank (its own buffer as the only peer's): a burst of 5 ops, op k's input the
+// burst check's, every op's result exact (with the fused epilogue: the residual output exact, the normed
+// output within the bound of the CPU's reference), no wait given up, one epoch per op and block.
+void test_peer_allreduce_one_rank(k25::kernels::PeerAlgorithm algorithm, bool epilogue) {
+  using k25::kernels::ElementType;
+  const std::size_t rows = 3, row = 7168, count = rows * row, bytes = count * 2;
+  const std::size_t flags = 32 * 2 * 8 * 64, slots = flags, gather = slots + bytes;
+  Device<std::uint8_t> buffer(gather + 2 * bytes), input(bytes), output(bytes), residual(bytes), norm(bytes),
+      weight(row * 2);
+  Device<std::uint32_t> epochs(k25::kernels::kPeerBlocks);
+  Device<float> reference(2 * row);
+  CUDA(cudaMemset(buffer.p, 0, gather + 2 * bytes));
+  CUDA(cudaMemset(epochs.p, 0, k25::kernels::kPeerBlocks * sizeof(std::uint32_t)));
+  unsigned* status = nullptr;
+  CUDA(cudaHostAlloc(reinterpret_cast<void**>(&status), 10 * sizeof(unsigned), cudaHostAllocMapped));
+  std::memset(status, 0, 10 * sizeof(unsigned));
+  unsigned* status_device = nullptr;
+  CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&status_device), status, 0));
+  k25::kernels::PeerAllreduceArgs args;
+  args.algorithm = algorithm;
+  args.type = ElementType::bf16;
+  args.input = input.p;
+  args.output = output.p;
+  args.count = count;
+  args.buffers[0] = buffer.p;
+  args.slots_offset = slots;
+  args.slot_bytes = bytes;
+  args.gather_offset = gather;
+  args.gather_bytes = bytes;
+  args.epochs = epochs.p;
+  args.bound_ns = 5'000'000'000ull;
+  args.status = status_device;
+  if (epilogue) {
+    args.rows = rows;
+    args.residual = residual.p;
+    args.weight = weight.p;
+    args.norm_out = norm.p;
+    CUDA(k25::kernels::fill_epilogue_inputs(residual.p, weight.p, rows, row, ElementType::bf16, nullptr));
+  }
+  unsigned long long wrong = 0;
+  for (std::uint64_t op = 0; op < 5; ++op) {
+    CUDA(k25::kernels::fill_allreduce_input(input.p, count, ElementType::bf16, 0, nullptr, op, 1));
+    CUDA(cudaMemset(output.p, 0xFF, bytes));
+    args.op_tag = static_cast<unsigned>(op);
+    CUDA(k25::kernels::peer_allreduce(args, nullptr));
+    if (epilogue) {
+      upload(reference.p, epilogue_reference_rows(row, op));
+      wrong += count_on_device([&](unsigned long long* c) {
+        return k25::kernels::count_epilogue_wrong(output.p, norm.p, rows, row, ElementType::bf16, 1, op,
+                                                  reference.p, c, nullptr);
+      });
+    } else {
+      wrong += count_on_device([&](unsigned long long* c) {
+        return k25::kernels::count_allreduce_wrong(output.p, count, 0, ElementType::bf16, 1, c, nullptr, op);
+      });
+    }
+  }
+  const std::string name = "peer_allreduce algorithm " + std::to_string(static_cast<int>(algorithm)) +
+                           (epilogue ? " with the epilogue" : "");
+  expect(wrong == 0, name + " at one rank: every op of the burst exact");
+  expect(status[0] == 0, name + ": no wait gave up");
+  expect(download(epochs.p, 1)[0] == 5, name + ": one epoch per op");
+  cudaFreeHost(status);
+}
+
+// The separate epilogue kernel (NCCL's path) on a one-rank sum against the CPU's reference.
+void test_add_rmsnorm_kernel() {
+  using k25::kernels::ElementType;
+  const std::size_t rows = 4, row = 7168, count = rows * row;
+  Device<std::uint16_t> sum(count), residual(count), norm(count), weight(row);
+  Device<float> reference(2 * row);
+  CUDA(k25::kernels::fill_allreduce_input(sum.p, count, ElementType::bf16, 0, nullptr, 2, 1));
+  CUDA(k25::kernels::fill_epilogue_inputs(residual.p, weight.p, rows, row, ElementType::bf16, nullptr));
+  CUDA(k25::kernels::add_rmsnorm(sum.p, residual.p, weight.p, norm.p, rows, row, ElementType::bf16, nullptr));
+  upload(reference.p, epilogue_reference_rows(row, 2));
+  expect(count_on_device([&](unsigned long long* c) {
+           return k25::kernels::count_epilogue_wrong(sum.p, norm.p, rows, row, ElementType::bf16, 1, 2,
+                                                     reference.p, c, nullptr);
+         }) == 0,
+         "add_rmsnorm: the residual output exact, the normed output within the bound of the CPU's");
+}
+
 }  // namespace
 
 int main() {
@@ -278,6 +382,11 @@ int main() {
   test_combine_unpack(k25::kernels::ElementType::fp32);
   test_in_place_allgather_that_did_nothing();
   test_busy_lower_bound();
+  test_add_rmsnorm_kernel();
+  for (const auto algorithm :
+       {k25::kernels::PeerAlgorithm::oneshot_push, k25::kernels::PeerAlgorithm::twoshot,
+        k25::kernels::PeerAlgorithm::oneshot_pull})
+    for (const bool epilogue : {false, true}) test_peer_allreduce_one_rank(algorithm, epilogue);
   std::printf("%s: %d failure(s)\n", failures == 0 ? "PASSED" : "FAILED", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -40,7 +40,7 @@ def main():
 
     with open(f"{args.out}/report.json") as f:
         report = json.load(f)
-    check(report["schema_version"] == 3, "schema_version")
+    check(report["schema_version"] == 4, "schema_version")
     check(report["tool"]["name"] == "k25comm" and report["tool"]["version"], "tool")
     run = report["run"]
     check(run["ranks"] == args.ranks, f"run.ranks {run['ranks']}")
@@ -112,7 +112,7 @@ def main():
 
     lines = open(f"{args.out}/journal.jsonl").read().splitlines()
     records = [json.loads(line) for line in lines]
-    check(records[0]["type"] == "run_start" and records[0]["schema_version"] == 3, "journal starts with run_start")
+    check(records[0]["type"] == "run_start" and records[0]["schema_version"] == 4, "journal starts with run_start")
     check(records[-1]["type"] == "run_end" and records[-1]["complete"] is True, "journal ends with run_end")
     journaled = [rec["result"] for rec in records if rec["type"] == "result"]
     check(journaled == results, "journal results equal report.json results")

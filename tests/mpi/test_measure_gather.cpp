@@ -39,12 +39,16 @@ class ScriptedTransport final : public k25::Transport {
   int interrupt_at_trial = -1;
   int trials = 0;
   int launches = 0;
+  std::vector<int>* trial_log =
+      nullptr;  // where begin_trial() records `id` (several transports of one point)
+  int id = 0;
 
   std::string name() const override { return "scripted"; }
   std::string clock_description() const override { return "scripted"; }
   bool completes_on_launch() const override { return completes_on_launch_; }
   void begin_trial() override {
     ++trials;
+    if (trial_log != nullptr) trial_log->push_back(id);
     if (trials == interrupt_at_trial) k25::request_interrupt(SIGTERM);
     if (late_us > 0) busy_wait_us(late_us);
   }
@@ -63,6 +67,9 @@ class ScriptedTransport final : public k25::Transport {
   bool late_clock_short = false;  // this rank's scripted steps are the shortest (as a late arriver's are)
   void reset_marks() override { next_slot_ = 0; }
   std::uint64_t verify(k25::BurstId, std::size_t) override { return static_cast<std::uint64_t>(rank_) + 1; }
+  // The AllReduce burst's check (the measure loop's for an AllReduce phase): one per point, as verify()
+  // above.
+  std::uint64_t verify_burst(k25::BurstId) override { return static_cast<std::uint64_t>(rank_) + 1; }
 
  private:
   int rank_;
@@ -88,6 +95,27 @@ k25::SweepSpec sweep(int iterations, int op_iterations) {
 
 }  // namespace
 
+TEST_CASE("backends of one point run in interleaved rounds, the same trials each, each checked") {
+  const k25::RankContext context(60.0);
+  std::vector<int> log;
+  ScriptedTransport first(context.rank(), true), second(context.rank(), true);
+  first.trial_log = second.trial_log = &log;
+  second.id = 1;
+  const auto phase = allreduce_burst(6, context.size());
+  const auto samples = k25::measure_contenders({{&first, 0}, {&second, 0}}, phase, k25::TimingMode::eager,
+                                               sweep(7, 3), context);
+  REQUIRE(samples.size() == 2);
+  for (const auto& s : samples) {
+    CHECK(s.step_us.size() == 7);
+    CHECK(s.op_trials == 3);
+    CHECK(s.wrong == static_cast<std::uint64_t>(context.rank()) + 1);
+    CHECK(s.checked_ops == 6);
+  }
+  // Warm-up, timed and per-op trials: one of each backend in turn, never two of one in a row.
+  REQUIRE(log.size() == 2 * (2 + 7 + 3));
+  for (std::size_t i = 0; i < log.size(); ++i) CHECK(log[i] == static_cast<int>(i % 2));
+}
+
 TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") {
   const k25::RankContext context(60.0);
   ScriptedTransport transport(context.rank(), true);
@@ -100,7 +128,7 @@ TEST_CASE("trial counts, the maximum over ranks and the wrong count are exact") 
   CHECK(samples.op_us.size() == 3 * 6);
   CHECK(transport.trials == 2 + 7 + 3);          // warm-up, timed, per-op
   CHECK(transport.launches == (2 + 7 + 3) * 6);  // verify() checks without launch() here
-  CHECK(samples.checked_ops == 1);
+  CHECK(samples.checked_ops == 6);               // the AllReduce burst's check covers every op
 
   const auto point = k25::gather_point(samples, context);
   if (context.is_coordinator()) {

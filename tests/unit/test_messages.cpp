@@ -85,11 +85,11 @@ TEST_CASE("CSV fields are quoted where needed and columns follow report.json's n
   failed.errors = {{"http_5xx", 3}};
   r.serve.levels = {serve_level(1, 12.4, 79.0), failed};
   const std::string results = results_csv(r);
-  CHECK(results.rfind("phase,tokens,mode,dtype,ranks,", 0) == 0);
+  CHECK(results.rfind("phase,backend,tokens,mode,dtype,ranks,", 0) == 0);
   CHECK(results.find("step_us.p50") != std::string::npos);
   CHECK(results.find("bytes_per_rank.mean") != std::string::npos);
-  CHECK(results.find("\nallreduce,1,eager,bf16,8,") != std::string::npos);
-  CHECK(results.find("\ndispatch,4,graph,bf16,8,") != std::string::npos);
+  CHECK(results.find("\nallreduce,,1,eager,bf16,8,") != std::string::npos);  // the fixture names no backend
+  CHECK(results.find("\ndispatch,,4,graph,bf16,8,") != std::string::npos);
   CHECK(std::count(results.begin(), results.end(), '\n') == 3);
 
   const std::string serve = serve_csv(r);

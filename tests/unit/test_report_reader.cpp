@@ -218,7 +218,7 @@ TEST_CASE("a schema_version 1 report is read into the current version's form, an
   j["serve"]["levels"][2].erase("vllm_bench_serve");
   TempDir dir;
   const RunReport back = read_report_file(dir.write("v1.json", j.dump()));
-  CHECK(back.schema_version == 3);
+  CHECK(back.schema_version == 4);
   REQUIRE(back.serve.levels.size() == 3);
   CHECK_FALSE(back.serve.levels[2].tpot_ms.has_value());
   CHECK(back.serve.levels[2].vllm_bench_serve.empty());
@@ -226,9 +226,11 @@ TEST_CASE("a schema_version 1 report is read into the current version's form, an
 
   CHECK_FALSE(back.live_profile.present);  // no --profile before version 3
 
-  j["schema_version"] = 4;
-  CHECK_THROWS_WITH(read_report_file(dir.write("v4.json", j.dump())),
-                    Catch::Contains("schema_version 4 is not supported (this build reads versions 1 to 3)"));
+  CHECK(back.results.front().backend == "nccl");  // no backend before version 4: the transport's own
+
+  j["schema_version"] = 5;
+  CHECK_THROWS_WITH(read_report_file(dir.write("v5.json", j.dump())),
+                    Catch::Contains("schema_version 5 is not supported (this build reads versions 1 to 4)"));
 }
 
 TEST_CASE("a multi-host report keeps its hosts and node-local ranks through report.json and report.md",

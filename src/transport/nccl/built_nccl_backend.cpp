@@ -5,6 +5,7 @@
 #include "transport/nccl/local_gpu_reader.hpp"
 #include "transport/nccl/nccl_transport.hpp"
 #include "transport/nccl/p2p_copies.hpp"
+#include "transport/nccl/peer_allreduce_transport.hpp"
 
 namespace k25::nccl {
 namespace {
@@ -17,8 +18,8 @@ std::unique_ptr<Transport> make_nccl_transport(const TransportOptions& options, 
 }  // namespace
 
 const NcclBackend& nccl_backend() {
-  static const NcclBackend built{true, choose_local_device, make_nccl_transport, read_local_gpu,
-                                 measure_p2p_copies};
+  static const NcclBackend built{true,           choose_local_device, make_nccl_transport,
+                                 read_local_gpu, measure_p2p_copies,  make_peer_allreduce};
   return built;
 }
 

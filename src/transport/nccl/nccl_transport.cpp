@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "k25_kernels.h"
 #include "transport/nccl/cuda_check.hpp"
+#include "transport/nccl/gpu_burst_check.hpp"
 #include "transport/op_wait_point.hpp"
 
 // Inside a group of NCCL calls armed on the watchdog: returns the first failure, raised after disarming.
@@ -148,7 +149,9 @@ NcclTransport::~NcclTransport() {
     send_registration_.release();
     recv_registration_.release();
     (void)stream_.release();
-    for (auto* buffer : {&send_, &recv_, &rows_, &wrong_count_}) (void)buffer->release();
+    for (auto* buffer :
+         {&send_, &recv_, &rows_, &wrong_count_, &residual_, &norm_out_, &weight_, &epilogue_reference_})
+      (void)buffer->release();
     for (auto& burst : bursts_) (void)burst.maps.release();
     for (auto& event : events_) (void)event.release();
     (void)wrong_host_.release();
@@ -220,9 +223,16 @@ void NcclTransport::allocate(const BufferSizes& sizes) {
   grow_registered(recv_, recv_registration_, sizes_.recv_bytes);
   if (!rows_.get() || rows_.bytes() < sizes_.rows_bytes)
     rows_ = DeviceBuffer::allocate(rounded(sizes_.rows_bytes));  // local kernels only: never registered
+  if (sizes.epilogue_bytes > 0 && (!residual_.get() || residual_.bytes() < sizes.epilogue_bytes)) {
+    residual_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
+    norm_out_ = DeviceBuffer::allocate(rounded(sizes.epilogue_bytes));
+    weight_ = DeviceBuffer::allocate(rounded(sizes.epilogue_row_bytes));
+    // Six rows of floats (add_rmsnorm.hpp's EpilogueReference): at most two floats per two bytes of a row.
+    epilogue_reference_ = DeviceBuffer::allocate(12 * sizes.epilogue_row_bytes);
+  }
   // Timed runs move whatever the buffers hold; zeros keep NaN and denormal patterns out of the reductions.
-  for (DeviceBuffer* buffer : {&send_, &recv_, &rows_})
-    K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
+  for (DeviceBuffer* buffer : {&send_, &recv_, &rows_, &residual_, &norm_out_, &weight_})
+    if (buffer->get()) K25_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->bytes(), stream_.get()));
   wait_stream("allocate");
 }
 
@@ -421,12 +431,21 @@ void NcclTransport::enqueue_op(const PreparedBurst& burst, std::size_t op_index,
     failure = enqueue_collective(op, prepared);
   }
   if (failure.rc != ncclSuccess) fail_nccl(failure, op_words(burst.burst, op_index));
+  enqueue_epilogue(op);
   if (with_local_steps && op.sum_after) {
     const SegmentSum& sum = *op.sum_after;
     K25_CUDA_CHECK(kernels::moe_combine_unpack(
         recv_.get(), maps + prepared.offsets_offset, maps + prepared.index_offset, sum.offsets.size() - 1,
         sum.row_elements, element_type(sum.dtype), rows_.get(), stream_.get()));
   }
+}
+
+// What an engine runs after NCCL's AllReduce where it does not fuse: a kernel of its own on the same stream.
+void NcclTransport::enqueue_epilogue(const CollectiveOp& op) {
+  if (op.epilogue_rows == 0) return;
+  K25_CUDA_CHECK(kernels::add_rmsnorm(result(op), residual_.get(), weight_.get(), norm_out_.get(),
+                                      op.epilogue_rows, op.epilogue_row_elements(), element_type(op.dtype),
+                                      stream_.get()));
 }
 
 void NcclTransport::launch(BurstId id, std::size_t op_index) {
@@ -654,6 +673,30 @@ std::uint64_t NcclTransport::verify(BurstId id, std::size_t op_index) {
       break;
   }
   K25_CUDA_CHECK(cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream));
+  wait_stream("verify");
+  activity_.clear();
+  return *wrong_host_.host<unsigned long long>();
+}
+
+std::uint64_t NcclTransport::verify_burst(BurstId id) {
+  throw_if_poisoned();
+  const PreparedBurst& burst = prepared(id);
+  if (burst.burst.ops.empty()) return 0;
+  const CollectiveOp& first = burst.burst.ops.front();
+  auto* wrong = wrong_count_.get<unsigned long long>();
+  const GpuCheckBuffers buffers{
+      input(first),  result(first),   in_place_ ? nullptr : recv_.get(), recv_.bytes(), residual_.get(),
+      weight_.get(), norm_out_.get(), epilogue_reference_.get<float>(),  wrong};
+  enqueue_burst_check(
+      burst.burst, buffers, rank_, ranks_, stream_.get(),
+      [&](std::size_t k) {
+        launched_.push_back({id, k});
+        enqueue_op(burst, k, false, true);
+      },
+      [&](const char* what) { wait_stream(what); });
+  K25_CUDA_CHECK(
+      cudaMemcpyAsync(wrong_host_.host(), wrong, sizeof *wrong, cudaMemcpyDeviceToHost, stream_.get()));
+  activity_ = "checking the AllReduce burst " + burst.burst.what;
   wait_stream("verify");
   activity_.clear();
   return *wrong_host_.host<unsigned long long>();

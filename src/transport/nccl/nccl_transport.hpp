@@ -84,7 +84,17 @@ class NcclTransport final : public Transport {
   void replay(CapturedBurst& burst) override;
 
   [[nodiscard]] std::uint64_t verify(BurstId burst, std::size_t op_index) override;
+  // The AllReduce burst's check: each op's fill, the op (with its epilogue) and its count, enqueued one after
+  // the other on the stream, then one bounded wait.
+  [[nodiscard]] std::uint64_t verify_burst(BurstId burst) override;
   std::string caveat(int ranks) const override;
+
+  // What a peer all-reduce backend on this transport borrows (transport/nccl/peer_allreduce_transport.hpp):
+  // the op stream, the communicator and its watchdog, whether the ranks are emulated.
+  cudaStream_t stream() const { return stream_.get(); }
+  ncclComm_t comm() const { return comm_.get(); }
+  CallWatchdog& watchdog() { return comm_.watchdog(); }
+  bool emulated() const { return emulated_; }
 
  private:
   struct PreparedOp {
@@ -117,8 +127,9 @@ class NcclTransport final : public Transport {
   void enqueue_op(const PreparedBurst& burst, std::size_t op_index, bool with_local_steps, bool with_stall);
   [[nodiscard]] NcclFailure enqueue_collective(const CollectiveOp& op, const PreparedOp& prepared);
   void enqueue_stall(const PreparedBurst& burst, std::size_t op_index);
-  void* input(const CollectiveOp& op) const;   // where the op's input lies (in place or not)
-  void* result(const CollectiveOp& op) const;  // where its result lands
+  void enqueue_epilogue(const CollectiveOp& op);  // the residual add + RMSNorm kernel after the AllReduce
+  void* input(const CollectiveOp& op) const;      // where the op's input lies (in place or not)
+  void* result(const CollectiveOp& op) const;     // where its result lands
   // Grows `buffer` to `bytes` where it is smaller: deregisters it, allocates anew, registers the new one.
   void grow_registered(DeviceBuffer& buffer, NcclRegistration& registration, std::size_t bytes);
   [[noreturn]] void fail_nccl(const NcclFailure& failure, const std::string& activity);
@@ -147,9 +158,10 @@ class NcclTransport final : public Transport {
   CudaStream stream_;
   NcclCommunicator comm_;
   DeviceBuffer send_, recv_, rows_;
-  NcclRegistration send_registration_, recv_registration_;  // --nccl-register local or symmetric
-  DeviceBuffer wrong_count_;                                // one unsigned long long
-  PinnedHostBuffer wrong_host_;                             // its copy on the host
+  DeviceBuffer residual_, norm_out_, weight_, epilogue_reference_;  // the AllReduce epilogue's
+  NcclRegistration send_registration_, recv_registration_;          // --nccl-register local or symmetric
+  DeviceBuffer wrong_count_;                                        // one unsigned long long
+  PinnedHostBuffer wrong_host_;                                     // its copy on the host
   PinnedHostBuffer stall_flag_;  // one int: 0 holds an injected stall, 1 releases it
   PinnedHostBuffer hold_flag_;   // one int: 0 holds the stream for device-only timing, 1 releases it
   BufferSizes sizes_;

@@ -19,6 +19,9 @@
 #   bench-host  bench-host-allreduce with --build/--bare/--out: in band 0; watched/plain or k25comm/bare out 1;
 #               a machine too busy to judge k25comm/bare 77 (the watch band still judged)
 #   two-hosts   compare_two_hosts.py: a two-host op p50 above the one-host one passes, at or below it fails
+#   backends    the backends group (1, 4 and 8 ranks): each check PASS with every backend's rows wrong == 0, its
+#               figures (backends-figures.txt) and reports under $OUT as it ends; a backend with wrong elements
+#               makes its check FAIL, naming it
 set -u
 case_name=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -235,6 +238,32 @@ bench-host)
   expect_line "$work/busy.log" "k25/bare not judged" "the busy machine's row is not named"
   expect_band busy-watch-out 1 "watched/plain outside" K25_FAKE_CONTENTION=5 K25_FAKE_WATCH_RATIO=1.06
   echo "ok: bench-host-allreduce passes in band, exits 1 out of either band, 77 when too busy to judge"
+  ;;
+backends)
+  make_bundle "$work/bundle"
+  K25_GPU_BUNDLE=$work/bundle OUT=$work/out K25_NCCL_LIB='' K25_GPU_ONLY=backends "$root/tools/gpu-checks" run \
+    >"$work/run.log" 2>&1
+  rc=$?
+  cat "$work/run.log"
+  for check in backends-1 backends-4 backends-8; do
+    expect_line "$work/out/summary.txt" "^$check +backends +PASS " "$check did not pass"
+    [ -s "$work/out/$check/out/backends-figures.txt" ] || fail "$check's figures did not come back under \$OUT"
+    [ -f "$work/out/$check/out/report.json" ] || fail "$check's report did not come back"
+    expect_line "$work/out/$check/out/backends-figures.txt" "oneshot-pull +T=16 +decode .* wrong 0" \
+      "$check's figures lack a backend, a token count or a mode"
+  done
+  expect_line "$work/out/summary.txt" "^3 passed, 0 failed, 0 skipped, 0 not run" "the totals"
+  [ "$rc" = 0 ] || fail "exit $rc with every check passed"
+  # A backend with wrong elements fails its check, and the log names it.
+  K25_FAKE_WRONG_BACKEND=twoshot K25_GPU_BUNDLE=$work/bundle OUT=$work/wrong K25_NCCL_LIB='' \
+    K25_GPU_ONLY=backends-4 "$root/tools/gpu-checks" run >"$work/wrong.log" 2>&1
+  rc=$?
+  [ "$rc" = 1 ] || { cat "$work/wrong.log"; fail "a wrong backend: exit $rc, expected 1"; }
+  expect_line "$work/wrong/summary.txt" "^backends-4 +backends +FAIL \(exit 1\)" "the wrong backend's check passed"
+  expect_line "$work/wrong/logs/backends-4.log" "'twoshot', 16, 'eager', 5|'twoshot', 1, 'eager', 5" \
+    "the log does not name the wrong backend"
+  [ -z "$(leftovers)" ] || fail "processes left running: $(leftovers)"
+  echo "ok: the backends group at 1, 4 and 8 ranks with stand-ins, figures under \$OUT; a wrong backend fails its check"
   ;;
 two-hosts)
   python3 - "$work" <<'PY'
