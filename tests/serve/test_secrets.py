@@ -13,6 +13,7 @@ Run: python3 test_secrets.py (K25COMM, K25_MPIRUN, K25_SMOKE_CONFIG, K25_SOURCE_
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -195,7 +196,9 @@ class SecretsTests(unittest.TestCase):
         # Its verdict on the fake server's TPOT (0, or 1 where a loaded machine slowed this night) is not the test's.
         self.run_command("nightly against the baseline", nightly, (0, 1))
         self.assert_sent_with_key("nightly")
-        [night] = [d for d in os.listdir(os.path.join(self.out, "nightly-2")) if d != "latest"]
+        # The dated folder (beside it: latest, history.sqlite and the history page).
+        dated = re.compile(r"\d{4}-\d{2}-\d{2}(-\d{6}(-\d+)?)?")
+        [night] = [d for d in os.listdir(os.path.join(self.out, "nightly-2")) if dated.fullmatch(d)]
         with open(os.path.join(self.out, "nightly-2", night, "compare.txt")) as f:
             self.assertIn("serve C=1  TPOT p50 ms", f.read())
         with open(os.path.join(self.out, "nightly-2", night, "run.log")) as f:
