@@ -100,8 +100,8 @@ FigureRow scalar_row(FigureKey key, double value, const std::string& unit) {
 }  // namespace
 
 std::string figure_backend(const RunReport& report, const PhaseResult& result) {
-  (void)result;  // issue 48: results[].backend, once reports carry it
-  return report.run.transport == "nccl" ? "nccl" : "mpi";
+  if (!result.backend.empty()) return result.backend;
+  return report.run.transport == "nccl" ? "nccl" : "mpi";  // a report before results[].backend
 }
 
 bool lower_is_better(const std::string& statistic) {
@@ -185,8 +185,13 @@ HistoryNight rows_from_report(const RunReport& report, const std::string& report
   for (const auto& [name, value] : run.env)
     if (name.rfind("NCCL_", 0) == 0) row.nccl_env[name] = value;
 
-  for (const PhaseResult& result : report.results) {
+  std::vector<const PhaseResult*> results;  // the transport's own rows, then every other backend's
+  for (const auto* rows : {&report.results, &report.backend_results})
+    for (const PhaseResult& result : *rows) results.push_back(&result);
+  for (const PhaseResult* each : results) {
+    const PhaseResult& result = *each;
     if (result.wrong > 0) row.wrong = true;
+    if (!result.ran()) continue;  // a backend that did not run this point: no figures to keep
     FigureKey key{to_string(result.phase), result.requested_tokens,        0,
                   to_string(result.mode),  figure_backend(report, result), ""};
     key.statistic = "burst";

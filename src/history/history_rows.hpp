@@ -70,9 +70,9 @@ struct HistoryNight {
 // the report has no run to file: no start time, no host, or nothing measured.
 HistoryNight rows_from_report(const RunReport& report, const std::string& report_path);
 
-// The all-reduce backend of a result. Today the report's transport's default backend: "nccl" for the nccl
-// transport, "mpi" for the host transport. Issue 48 gives every result its own backend (report.json
-// results[].backend): the merge points this one function at it, and every figure row follows.
+// The all-reduce backend of a result (report.json results[].backend: "nccl", "mpi", "oneshot", "twoshot",
+// "oneshot-pull", or a variant merged with --backends-from); for a report before that field, the transport's
+// own: "nccl" for the nccl transport, "mpi" for the host transport.
 std::string figure_backend(const RunReport& report, const PhaseResult& result);
 
 // Where lower is better (times); higher is better for bandwidth and throughput.

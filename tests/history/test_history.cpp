@@ -193,10 +193,28 @@ TEST_CASE("history rows: a report's run row and figures, read through the typed 
   CHECK(serve % 3 == 0);
 }
 
-TEST_CASE("history rows: the backend of a host transport run is mpi", "[history]") {
+TEST_CASE("history rows: each result's own backend, the transport's where a result names none", "[history]") {
   RunReport report = read_report_file(data("pcie-report.json"));
+  CHECK(figure_backend(report, report.results.front()) == "nccl");  // read back: the transport's name
+  PhaseResult unnamed = report.results.front();
+  unnamed.backend.clear();
   report.run.transport = "mpi";
-  CHECK(figure_backend(report, report.results.front()) == "mpi");
+  CHECK(figure_backend(report, unnamed) == "mpi");
+  // Another backend's rows (--allreduce-backends) are figures of their own; a point it did not run has none.
+  PhaseResult twoshot = report.results.front(), not_run = report.results.front();
+  twoshot.backend = "twoshot";
+  not_run.backend = "oneshot";
+  not_run.not_run = "its buffers are smaller than an op";
+  report.backend_results = {twoshot, not_run};
+  const HistoryNight night = rows_from_report(report, "pcie/report.json");
+  const auto figures_of = [&](const std::string& backend) {
+    return std::count_if(night.figures.begin(), night.figures.end(),
+                         [&](const FigureRow& f) { return f.key.backend == backend; });
+  };
+  CHECK(figures_of("twoshot") == 3);  // burst, op, busbw
+  CHECK(figures_of("oneshot") == 0);
+  CHECK(figure_name(FigureKey{"allreduce", 1, 0, "eager", "twoshot", "burst"}) ==
+        "allreduce T=1 eager twoshot burst");
 }
 
 TEST_CASE("history rows: what changed between two nights, versions first", "[history]") {
