@@ -2,6 +2,7 @@
 #include "predict/capture_base_caveats.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,53 +11,23 @@
 namespace k25 {
 namespace {
 
-using nlohmann::json;
-
-std::string text_at(const json& object, const char* key) {
-  return object.is_object() && object.contains(key) && object[key].is_string()
-             ? object[key].get<std::string>()
-             : "";
-}
-
-// The step groups over all ranks (rank null) of trace.groups.
-std::vector<const json*> all_rank_groups(const json& doc) {
-  std::vector<const json*> groups;
-  if (!doc.contains("trace") || !doc["trace"].is_object() || !doc["trace"].contains("groups") ||
-      !doc["trace"]["groups"].is_array())
-    return groups;
-  for (const json& g : doc["trace"]["groups"])
-    if (g.is_object() && (!g.contains("rank") || g["rank"].is_null())) groups.push_back(&g);
-  return groups;
-}
-
-bool any_of_phase(const std::vector<const json*>& groups, const std::string& phase) {
-  for (const json* g : groups)
-    if (text_at(*g, "phase") == phase) return true;
-  return false;
-}
-
-// The normalized kinds whose size a group of `phase` took from the config, over all its batches.
-std::vector<std::string> kinds_sized_by_config(const std::vector<const json*>& groups,
-                                               const std::string& phase) {
+// The normalized kinds whose size a group of `phase` over all ranks took from the config, over all its
+// batches.
+std::vector<std::string> kinds_sized_by_config(const TraceResult& trace, const std::string& phase) {
   std::vector<std::string> kinds;
-  for (const json* g : groups) {
-    if (text_at(*g, "phase") != phase || !g->contains("kinds") || !(*g)["kinds"].is_array()) continue;
-    for (const json& k : (*g)["kinds"])
-      if (text_at(k, "bytes_source") == "model") kinds.push_back(normalized_kind(text_at(k, "kind")));
+  for (const TraceStepGroup& group : trace.groups) {
+    if (group.rank || group.phase != phase) continue;
+    for (const TraceKindShare& kind : group.kinds)
+      if (kind.bytes_source == "model") kinds.push_back(normalized_kind(kind.kind));
   }
   return kinds;
 }
 
 }  // namespace
 
-void add_capture_caveats(const json& doc, BaseDocument& base) {
+void add_capture_caveats(const TraceResult& trace, const std::string& phase, BaseDocument& base) {
   if (base.ranks == 1) base.caveats.push_back("one rank: nothing crosses a link");
-  const std::vector<const json*> groups = all_rank_groups(doc);
-  // The phase the levels are of, by base_from_capture's precedence: decode, else unknown, else prefill.
-  const std::string phase = any_of_phase(groups, "decode")    ? "decode"
-                            : any_of_phase(groups, "unknown") ? "unknown"
-                                                              : "prefill";
-  const std::vector<std::string> by_config = kinds_sized_by_config(groups, phase);
+  const std::vector<std::string> by_config = kinds_sized_by_config(trace, phase);
   for (BaseLevel& level : base.levels) {
     if (phase == "prefill")
       level.caveats.push_back(level.step_is_tpot

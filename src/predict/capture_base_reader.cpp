@@ -9,6 +9,7 @@
 #include "analysis/gaps_from_capture.hpp"
 #include "common/error.hpp"
 #include "plan/decode_gaps.hpp"
+#include "predict/capture_base_caveats.hpp"
 #include "predict/kind_names.hpp"
 
 namespace k25 {
@@ -144,6 +145,7 @@ BaseDocument base_from_capture(const nlohmann::json& doc, const std::string& pat
   if (old_join)
     base.notes.push_back(
         "the capture's join has start spreads but no transfer_us (an older k25comm capture): run k25comm capture on the traces again to split each op into wait and transfer");
+  add_capture_caveats(trace, phase, base);
   try {
     DecodeGapSpec spec;
     spec.captured = shapes_from_capture(capture, path);

@@ -16,7 +16,8 @@ namespace k25 {
 // part that overlapped compute in the group's proportion, the size as nccl-tests counts it (an AllGather's or
 // ReduceScatter's rank part times the group size), and where the ranks were joined on one clock each op split
 // into the wait for the last rank and the transfer after it (trace.join's transfer_us p50; the wait the
-// rest of the op). The rank count is the group size (the traces' world size), not the files read. Throws
+// rest of the op). The rank count is the group size (the traces' world size), not the files read. Its
+// caveats (one rank, a prefill step, a size from the config: capture_base_caveats.hpp) are in it. Throws
 // UsageError naming `path` when the capture has no trace step.
 BaseDocument base_from_capture(const nlohmann::json& doc, const std::string& path);
 

@@ -10,7 +10,6 @@
 #include "analysis/report_reader.hpp"
 #include "common/error.hpp"
 #include "common/whole_file.hpp"
-#include "predict/capture_base_caveats.hpp"
 #include "predict/capture_base_reader.hpp"
 #include "predict/csv_alt_reader.hpp"
 #include "predict/report_inputs.hpp"
@@ -72,12 +71,7 @@ const std::vector<BaseFormat>& base_formats() {
       {"capture.json",
        "`k25comm capture TRACES... [--serve SERVE.json]` on the live server's profiler traces (docs/capture.md)",
        "each step group of the trace (decode, else unknown phase, else prefill): its wall time p50 (p90), or TPOT where the capture's serve figures give one; with the ranks on one clock, each op's transfer after the last rank's start from `trace.join`, the wait the rest; a prefill step, a size from `--model`'s config, one rank said in every headline",
-       is_capture,
-       [](const PredictInput& f) {
-         BaseDocument base = base_from_capture(f.json, f.path);
-         add_capture_caveats(f.json, base);
-         return base;
-       }},
+       is_capture, [](const PredictInput& f) { return base_from_capture(f.json, f.path); }},
       {"report.json",
        "a k25comm run: `--phases serve,allreduce,...` (serve + replay), a replay alone, or `k25comm report comm/report.json --serve serve/report.json` (the merge)",
        "each serve concurrency C (TPOT p50, the replay's communication at T = C: its decode mode's where it ran one, else the attribution's), else each measured token count (the step); with the decode mode (`--modes eager,decode`) each op's wait, its decode op less the eager burst's op; its headline tags (host transport, oversubscribed, emulated, one rank) in every headline",
