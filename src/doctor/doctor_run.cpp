@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/report_reader.hpp"
 #include "common/error.hpp"
 #include "common/whole_file.hpp"
 #include "doctor/readers/capture_backends.hpp"
@@ -246,13 +247,14 @@ DoctorDocument doctor_input_from_json(const nlohmann::json& json, const std::str
       document = json.get<DoctorDocument>();
       return document;
     }
-    if (json.contains("topology") && json.contains("run")) {
-      const TopologyInfo topology = json["topology"].get<TopologyInfo>();
-      const nlohmann::json& nodes = json["topology"].value("nodes", nlohmann::json::array());
+    if (looks_like_report_json(json)) {
+      // Through the report's typed reader (every version it reads, redacted), never by member names here.
+      const TopologyInfo topology = parse_report_text(json.dump(), file).topology;
+      const std::vector<NodeFacts>& nodes = topology.nodes;
       NodeFacts& facts = document.model.facts;
       document.model.this_host = true;
-      if (nodes.is_array() && !nodes.empty()) {
-        facts = nodes[0].get<NodeFacts>();
+      if (!nodes.empty()) {
+        facts = nodes.front();
         if (facts.nccl_version.empty()) facts.nccl_version = topology.nccl_version;
         if (nodes.size() > 1)
           facts.unseen.push_back(
@@ -268,7 +270,8 @@ DoctorDocument doctor_input_from_json(const nlohmann::json& json, const std::str
       document.model.facts.unseen.push_back("node facts: a capture carries none");
     } else {
       throw std::invalid_argument(
-          "neither doctor.json (node, verdicts), report.json (run, topology) nor capture.json (trace)");
+          "neither doctor.json (node, verdicts), report.json (results, tool) nor capture.json (capture, "
+          "communicators)");
     }
   } catch (const UsageError&) {
     throw;

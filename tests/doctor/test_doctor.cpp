@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/capture_document.hpp"
 #include "analysis/run_report.hpp"
 #include "common/error.hpp"
 #include "doctor/doctor_run.hpp"
@@ -355,25 +357,54 @@ TEST_CASE("Compare of two fixtures lists exactly their differences", "[doctor][c
   CHECK(k25::compare_nodes(before, before).empty());
 }
 
+namespace {
+
+// A capture.json as the current writer writes it (to_json of capture's typed document), with these backends.
+nlohmann::json capture_json(std::vector<k25::BackendRow> rows, std::vector<k25::BackendRuleNote> rules = {}) {
+  k25::CaptureResult capture;
+  capture.trace.present = true;
+  capture.trace.backends = std::move(rows);
+  capture.trace.backend_rules = std::move(rules);
+  return capture;
+}
+
+}  // namespace
+
 TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doctor][compare][backends]") {
-  const auto capture = [](const std::string& name) {
-    const std::string file = kData + "/captures/" + name;
-    return k25::doctor_input_from_json(nlohmann::json::parse(text_of(file)), file);
+  const auto read = [](const nlohmann::json& capture, const std::string& name) {
+    return k25::doctor_input_from_json(capture, name);
   };
-  const k25::DoctorDocument custom = capture("vllm-custom-ar.json"), nccl = capture("nccl-only.json");
+  const std::string custom_ar = "vllm custom all-reduce 1-stage";
+  const k25::DoctorDocument custom = read(
+      capture_json({{"AllReduce", 14336, custom_ar, 122, 11.2},
+                    {"AllReduce", std::nullopt, "nccl AllReduce", 2, 48.0},
+                    {"AllGather", 65536, "nccl AllGather", 1, 40.5}},
+                   {{custom_ar, 8,
+                     "vLLM turns its custom all-reduce off on more than two PCIe-only GPUs: on such a node "
+                     "these AllReduces go through NCCL",
+                     "vllm/distributed/device_communicators/custom_all_reduce.py"},
+                    {"nccl AllReduce", 8, "", ""}}),
+      "custom/capture.json");
+  const k25::DoctorDocument nccl =
+      read(capture_json({{"AllReduce", 14336, "nccl AllReduce RING_LL", 122, 24.9},
+                         {"AllReduce", std::nullopt, "nccl AllReduce", 2, 47.0},
+                         {"AllGather", 65536, "nccl AllGather", 1, 41.0}}),
+           "nccl/capture.json");
   CHECK(custom.source == "capture.json");
+  CHECK(custom.backends.file == "custom/capture.json");
+  CHECK(custom.backends.status == "read");
   REQUIRE(custom.backends.runs.size() == 3);
+  CHECK(custom.backends.runs[0].count == 122);
+  CHECK(*custom.backends.runs[0].bytes == 14336);
   CHECK_FALSE(custom.backends.runs[1].bytes.has_value());
-  CHECK(*custom.backends.runs[1].op_us == 48.0);  // a statistics object's p50
+  CHECK(*custom.backends.runs[1].op_us == 48.0);  // the kernel's time, p50
   CHECK(nccl.backends.runs.size() == 3);
-  CHECK(nccl.backends.status == "read; 2 rows without a kind and a backend left out");
   std::vector<std::string> lines;
   for (const k25::NodeDifference& d : k25::compare_nodes(custom, nccl)) lines.push_back(d.line());
   CHECK(lines ==
         std::vector<std::string>{
             "backend that ran: AllReduce 14336 B: vllm custom all-reduce 1-stage | nccl AllReduce RING_LL"});
-  // The rule an engine's documentation gives is a verdict of its own; rules without a backend and a rule are
-  // left out.
+  // The rule an engine's documentation gives is a verdict of its own; a rule without its words is left out.
   CHECK(ids(custom.verdicts) == std::vector<std::string>{"backend_rule:check", "no_gpu:unseen"});
   CHECK(
       only(custom.verdicts, k25::VerdictId::backend_rule).finding ==
@@ -386,14 +417,22 @@ TEST_CASE("Compare lists the all-reduce backend that ran, from captures", "[doct
   CHECK(back.backends.notes == custom.backends.notes);
   CHECK(ids(back.verdicts) == ids(custom.verdicts));
 
-  // A capture without trace.backends has nothing to compare: no difference, and the status says why.
-  const k25::DoctorDocument none = capture("no-backends.json");
+  // A trace that named no backend, and a capture of Inspector logs alone: nothing to compare, the status says
+  // why.
+  const k25::DoctorDocument none = read(capture_json({}), "none.json");
   CHECK(none.backends.runs.empty());
-  CHECK(none.backends.status == "no trace.backends in the capture: nothing to compare");
+  CHECK(none.backends.status == "the capture's trace named no collective's backend: nothing to compare");
   CHECK(k25::compare_nodes(custom, none).empty());
-  CHECK(k25::backends_from_capture(nlohmann::json::array(), "x").status.find("no trace.backends") == 0);
-  CHECK(k25::backends_from_capture({{"trace", {{"backends", 7}}}}, "x").status ==
-        "trace.backends is not a list: nothing read");
+  const k25::DoctorDocument logs = read(k25::CaptureResult{}, "logs.json");
+  CHECK(logs.backends.status ==
+        "the capture read no profiler trace (NCCL Inspector logs alone): no backend to compare");
+  // A capture.json of another shape is refused through capture's typed reader, naming the member.
+  nlohmann::json renamed = capture_json({{"AllReduce", 14336, custom_ar, 122, 11.2}});
+  renamed["trace"]["backends"][0]["backend_name"] = renamed["trace"]["backends"][0]["backend"];
+  renamed["trace"]["backends"][0].erase("backend");
+  CHECK_THROWS_WITH(read(renamed, "renamed.json"),
+                    Catch::Matchers::Contains("renamed.json: capture.json trace.backends[0]: no member "
+                                              "'backend'"));
 }
 
 TEST_CASE("doctor.json reads back to the same facts, and a report gives its node facts",
@@ -407,21 +446,23 @@ TEST_CASE("doctor.json reads back to the same facts, and a report gives its node
   CHECK(ids(back.verdicts) == ids(document.verdicts));
   CHECK(k25::compare_nodes(document, back).empty());
 
-  const nlohmann::json report = {
-      {"schema_version", 3},
-      {"run", nlohmann::json::object()},
-      {"topology", {{"kind", "pcie"}, {"nodes", {nlohmann::json(document.model.facts)}}}}};
-  CHECK(k25::doctor_input_from_json(report, "report.json").model.facts.gpus.size() == 2);
-  // An older report: node facts from its per-rank GPU records, paths unknown.
-  const nlohmann::json older = {
-      {"run", nlohmann::json::object()},
-      {"topology",
-       {{"kind", "pcie"},
-        {"nccl_version", "2.21.5"},
-        {"gpus",
-         {{{"rank", 0}, {"host", "h"}, {"bus_id", "0000:01:00.0"}, {"pcie_gen", 4}, {"pcie_width", 8}},
-          {{"rank", 1}, {"host", "h"}, {"bus_id", "0000:41:00.0"}, {"pcie_gen", 5}, {"pcie_width", 16}}}}}}};
-  const k25::DoctorDocument from_older = k25::doctor_input_from_json(older, "old.json");
+  // report.json as the report's writer writes it, read through its typed reader.
+  k25::RunReport report;
+  report.run.transport = "nccl";
+  report.topology.kind = "pcie";
+  report.topology.nodes = {document.model.facts};
+  CHECK(k25::doctor_input_from_json(nlohmann::json(report), "report.json").model.facts.gpus.size() == 2);
+  // A report without node facts (an older k25comm): node facts from its per-rank GPU records, paths unknown.
+  k25::RunReport older;
+  older.run.transport = "nccl";
+  older.topology.kind = "pcie";
+  older.topology.nccl_version = "2.21.5";
+  k25::GpuInfo first, second;
+  first.rank = 0, first.host = "h", first.bus_id = "0000:01:00.0", first.pcie_gen = 4, first.pcie_width = 8;
+  second.rank = 1, second.host = "h", second.bus_id = "0000:41:00.0", second.pcie_gen = 5,
+  second.pcie_width = 16;
+  older.topology.gpus = {first, second};
+  const k25::DoctorDocument from_older = k25::doctor_input_from_json(nlohmann::json(older), "old.json");
   CHECK(from_older.model.facts.gpus.size() == 2);
   CHECK(from_older.model.facts.nccl_version == "2.21.5");
   CHECK(k25::compare_nodes(from_older, back).front().line() == "IOMMU: unknown | translated");

@@ -1,55 +1,51 @@
-// capture.json's backends, as doctor reads them.
+// capture.json's backends, as doctor reads them through capture's typed document.
 #include "doctor/readers/capture_backends.hpp"
 
 #include <fmt/format.h>
 
+#include "analysis/capture_document.hpp"
+
 namespace k25 {
 namespace {
 
-// One of capture.json's trace.backend_rules ({backend, ranks, rule, source}) as a sentence: "BACKEND ran on N
-// ranks: RULE (source: SOURCE)"; empty where it has no backend or rule.
-std::string backend_rule_note(const nlohmann::json& rule) {
-  const auto text = [&](const char* key) {
-    return rule.is_object() && rule.contains(key) && rule[key].is_string() ? rule[key].get<std::string>()
-                                                                           : std::string();
-  };
-  const std::string backend = text("backend"), words = text("rule"), source = text("source");
-  if (backend.empty() || words.empty()) return {};
-  const bool has_ranks = rule.contains("ranks") && rule["ranks"].is_number_integer();
-  return fmt::format("{} ran{}: {}{}", backend,
-                     has_ranks ? fmt::format(" on {} ranks", rule["ranks"].get<long long>()) : "", words,
-                     source.empty() ? "" : " (source: " + source + ")");
+// One of trace.backend_rules as a sentence: "BACKEND ran on N ranks: RULE (source: SOURCE)"; empty where it
+// has no backend or rule.
+std::string backend_rule_note(const BackendRuleNote& rule) {
+  if (rule.backend.empty() || rule.rule.empty()) return {};
+  return fmt::format("{} ran{}: {}{}", rule.backend,
+                     rule.ranks > 0 ? fmt::format(" on {} ranks", rule.ranks) : "", rule.rule,
+                     rule.source.empty() ? "" : " (source: " + rule.source + ")");
 }
 
 }  // namespace
 
 BackendsSeen backends_from_capture(const nlohmann::json& capture, const std::string& file) {
+  const CaptureResult document = read_capture_document(capture, file);
   BackendsSeen seen;
   seen.file = file;
-  const nlohmann::json* trace =
-      capture.is_object() && capture.contains("trace") ? &capture["trace"] : nullptr;
-  if (trace == nullptr || !trace->is_object() || !trace->contains("backends")) {
-    seen.status = "no trace.backends in the capture: nothing to compare";
+  const TraceResult& trace = document.trace;
+  if (!trace.present) {
+    seen.status = "the capture read no profiler trace (NCCL Inspector logs alone): no backend to compare";
     return seen;
   }
-  const nlohmann::json& rows = (*trace)["backends"];
-  if (!rows.is_array()) {
-    seen.status = "trace.backends is not a list: nothing read";
-    return seen;
+  for (const BackendRow& row : trace.backends) {
+    BackendRun run;
+    run.kind = row.kind;
+    run.bytes = row.bytes;
+    run.backend = row.backend;
+    run.count = static_cast<long long>(row.count);
+    run.op_us = row.op_us_p50;
+    seen.runs.push_back(std::move(run));
   }
-  seen = nlohmann::json{{"runs", rows}}.get<BackendsSeen>();
-  seen.file = file;
-  const std::size_t skipped = rows.size() - seen.runs.size();
-  if (trace->contains("backend_rules") && (*trace)["backend_rules"].is_array())
-    for (const nlohmann::json& rule : (*trace)["backend_rules"])
-      if (const std::string note = backend_rule_note(rule); !note.empty()) seen.notes.push_back(note);
+  for (const BackendRuleNote& rule : trace.backend_rules)
+    if (std::string note = backend_rule_note(rule); !note.empty()) seen.notes.push_back(std::move(note));
   seen.status =
-      skipped == 0 ? "read" : fmt::format("read; {} rows without a kind and a backend left out", skipped);
+      seen.runs.empty() ? "the capture's trace named no collective's backend: nothing to compare" : "read";
   return seen;
 }
 
 bool has_capture_members(const nlohmann::json& json) {
-  return json.is_object() && (json.contains("trace") || json.contains("schema_version"));
+  return looks_like_capture_json(json);
 }
 
 }  // namespace k25
