@@ -225,6 +225,14 @@ std::map<ResultKey, const PhaseResult*> index_results(const RunReport& report) {
   return index;
 }
 
+// Why `report`'s backend did not run the point `key` (a row with not_run), empty where no such row.
+std::string not_run_reason(const RunReport& report, const ResultKey& key) {
+  for (const auto* results : {&report.results, &report.backend_results})
+    for (const PhaseResult& r : *results)
+      if (!r.ran() && key_of(report, r) == key) return r.not_run;
+  return {};
+}
+
 std::map<int, const ServeLevel*> index_levels(const RunReport& report) {
   std::map<int, const ServeLevel*> index;
   for (const ServeLevel& l : report.serve.levels) index[l.concurrency] = &l;
@@ -386,6 +394,7 @@ Comparison compare_reports(const RunReport& base, const RunReport& next, const C
       const bool in_base = n == new_results.end();
       const PhaseResult& only = in_base ? *b->second : *n->second;
       c.figures.push_back(one_side(point_name(key), "step p50 us", only.step_us.p50, in_base));
+      c.figures.back().not_run = not_run_reason(in_base ? next : base, key);
       continue;
     }
     const PhaseResult& br = *b->second;
@@ -468,6 +477,7 @@ Columns<ComparedFigure> figure_columns(const Comparison& c, const std::string& b
       {"verdict", "", [&c](F f) { return TableCell(verdict_text(f, c.rules)); }, kEveryOutput, 0,
        Align::left},
       {"lower_is_better", "", [](F f) { return TableCell::with_data("", f.lower_is_better); }, kDataOutput},
+      {"not_run", "", [](F f) { return TableCell(f.not_run); }, kDataOutput},
   };
 }
 
@@ -494,7 +504,11 @@ std::string render_comparison(const Comparison& c) {
   std::vector<std::string> missing;
   for (const ComparedFigure& f : c.figures)
     if (f.verdict == Verdict::only_base || f.verdict == Verdict::only_new)
-      missing.push_back(f.point + (f.verdict == Verdict::only_base ? " (base only)" : " (new only)"));
+      missing.push_back(f.point + (f.verdict == Verdict::only_base ? " (base only" : " (new only") +
+                        (f.not_run.empty()
+                             ? ")"
+                             : fmt::format("; the {} run's backend did not run it: {})",
+                                           f.verdict == Verdict::only_base ? "new" : "base", f.not_run)));
   if (!missing.empty()) {
     text += fmt::format("missing points: {}{}\n", fmt::join(missing, ", "),
                         c.rules.allow_missing ? " (allowed by --allow-missing)" : "");

@@ -79,6 +79,9 @@ struct ComparedFigure {
   double spread = 0;                 // noise allowance: max over both runs of p90/p50 - 1
   bool beyond_max_ratio = false;     // the ratio alone (not the spread) decided the verdict
   Verdict verdict = Verdict::same;
+  // Where the point is on one side only because the other side's backend did not run it there
+  // (PhaseResult::not_run): why; empty otherwise.
+  std::string not_run;
 };
 
 struct Comparison {

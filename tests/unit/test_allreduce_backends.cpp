@@ -298,6 +298,30 @@ TEST_CASE(
   const Comparison mixed = compare_reports(old, base, allow);
   CHECK(mixed.count(Verdict::only_new) == 4);
   CHECK(mixed.count(Verdict::same) == 2);
+  CHECK(mixed.figures.front().not_run.empty());
+}
+
+TEST_CASE("compare says why a point is on one side only where a backend did not run it there",
+          "[backends][compare]") {
+  const RunReport base = backends_report();
+  RunReport next = backends_report();
+  next.backend_results[2].not_run = "its peer buffers (4 MiB) are smaller than an op";  // oneshot at T=32
+  next.backend_results[2].step_us = Stats{};
+  const Comparison c = compare_reports(base, next, CompareRules{});
+  const auto found = std::find_if(c.figures.begin(), c.figures.end(), [](const ComparedFigure& f) {
+    return f.point == "allreduce T=32 eager [oneshot]";
+  });
+  REQUIRE(found != c.figures.end());
+  CHECK(found->verdict == Verdict::only_base);
+  CHECK(found->not_run == "its peer buffers (4 MiB) are smaller than an op");
+  CHECK(c.failed());  // a point the base measured and the new run did not: still a missing point
+  CHECK(render_comparison(c).find(
+            "missing points: allreduce T=32 eager [oneshot] (base only; the new run's "
+            "backend did not run it: its peer buffers (4 MiB) are smaller than an op)") != std::string::npos);
+  // Not run on both sides: no point to compare, nothing missing.
+  RunReport both = next;
+  const Comparison neither = compare_reports(both, next, CompareRules{});
+  CHECK(neither.count(Verdict::only_base) + neither.count(Verdict::only_new) == 0);
 }
 
 TEST_CASE("report --backends-from names a variant by what sets it apart and refuses one not like for like",
