@@ -30,7 +30,10 @@ const std::vector<ReportArtifact>& plot_artifacts() {
        true},
       {"serve_vs_concurrency.png", "TPOT and steady output tokens/s vs concurrency", true},
       {"attribution.png", "Communication share of TPOT per concurrency", true},
-      {"live_step.png", "Live decode step by kernel class per concurrency (--profile)", true},
+      {"live_step.png",
+       "Live step by kernel class per concurrency (--profile): the step each level's traces gave, decode or prefill, "
+       "named on the plot",
+       true},
       {"allreduce_backends.png", "One AllReduce's time vs bytes per op, per AllReduce backend", true},
   };
   return kPlots;
