@@ -785,16 +785,24 @@ class ProfileTestCase(unittest.TestCase):
         return capture
 
     def assert_plot_report_reads_written_fields(self, report):
-        """tools/plot-report names only fields the current writer writes: `report` (a serve run, its live profile)
-        and a replay's report written again by `k25comm report` (results, attribution, fits)."""
+        """tools/plot-report names only fields the current writer writes: `report` (a serve run, its live profile),
+        a replay's report written again by `k25comm report` (results, attribution, fits) and a one-rank replay of
+        two AllReduce backends, one of which cannot run the largest size (backend_results, not_run)."""
         rewritten = os.path.join(self.work, "rewritten")
         done = subprocess.run([os.environ["K25COMM"], "report", os.path.join(HERE, "..", "analysis", "data",
                                                                          "pcie-report.json"),
                                "--no-plots", "--out", rewritten], capture_output=True, text=True, timeout=120)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        backends = os.path.join(self.work, "backends")
+        done = subprocess.run([os.environ["K25COMM"], "--sizes", os.environ["K25_SMOKE_CONFIG"],
+                               "--phases", "allreduce", "--allreduce-backends", "mpi,oneshot",
+                               "--peer-max-bytes", "4096", "--no-plots", "--out", backends],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         check = subprocess.run([sys.executable, os.path.join(HERE, "..", "common", "document_fields.py"),
                                 os.path.join(HERE, "..", "..", "tools", "plot-report"),
-                                "--json", report, os.path.join(rewritten, "report.json")],
+                                "--json", report, os.path.join(rewritten, "report.json"),
+                                os.path.join(backends, "report.json")],
                                capture_output=True, text=True, timeout=60)
         self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 
