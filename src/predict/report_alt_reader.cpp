@@ -1,5 +1,6 @@
 // A replay report's per-op figures as an alternative's curves: its burst per op, and its decode mode's
 // communication per op with the shape it ran.
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -43,6 +44,15 @@ AltDocument alt_from_report(const RunReport& report, const std::string& path) {
   if (!alt.shaped.empty())
     alt.notes.push_back(
         fmt::format("its decode mode ran the shape: {}", alt.shape.empty() ? "not said" : alt.shape));
+  // Which all-reduce backend's burst the curve is (results[].backend; --backend chose another than the
+  // transport's own).
+  const auto allreduce = std::find_if(report.results.begin(), report.results.end(), [](const PhaseResult& r) {
+    return r.phase == Phase::allreduce && !r.backend.empty();
+  });
+  if (allreduce != report.results.end())
+    alt.notes.push_back(
+        fmt::format("its AllReduce burst ran on the {} backend{}", allreduce->backend,
+                    allreduce->backend == report.run.transport ? " (the transport's own)" : " (--backend)"));
   if (report.run.transport == "mpi")
     alt.notes.push_back(
         "the replay ran on the host transport (MPI): its op times are the host's, not a GPU link's");

@@ -8,6 +8,9 @@
 #include <set>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "../analysis/report_fixtures.hpp"
 #include "analysis/analyze.hpp"
 #include "analysis/backend_merge.hpp"
@@ -18,6 +21,7 @@
 #include "config/config_keys.hpp"
 #include "plan/hang_spec.hpp"
 #include "predict/backend_rows.hpp"
+#include "predict/report_inputs.hpp"
 #include "transport/add_rmsnorm.hpp"
 #include "transport/check_pattern.hpp"
 #include "transport/host_burst_check.hpp"
@@ -359,4 +363,13 @@ TEST_CASE("predict --backend takes that backend's AllReduce rows, and refuses an
   RunReport wrong = report;
   wrong.backend_results[1].wrong = 2;
   CHECK_THROWS_WITH(with_backend_rows(wrong, "twoshot", "ab/report.json"), Catch::Contains("it was WRONG"));
+  // The alternative's notes say whose burst it is.
+  RunReport on_nccl = report;
+  on_nccl.run.transport = "nccl";
+  const auto notes = [](const AltDocument& alt) { return fmt::format("{}", fmt::join(alt.notes, " | ")); };
+  CHECK_THAT(
+      notes(alt_from_report(with_backend_rows(on_nccl, "oneshot", "ab/report.json"), "ab/report.json")),
+      Catch::Contains("its AllReduce burst ran on the oneshot backend (--backend)"));
+  CHECK_THAT(notes(alt_from_report(on_nccl, "ab/report.json")),
+             Catch::Contains("its AllReduce burst ran on the nccl backend (the transport's own)"));
 }
