@@ -324,9 +324,9 @@ TEST_CASE("compare --format csv and json carry every figure and the verdict", "[
   csv.format = CompareFormat::csv;
   std::string output;
   CHECK(compare_files(base, next, output, 5.0, csv) == 1);
-  CHECK(output.rfind("point,figure,base,new,ratio,spread,verdict,lower_is_better\n", 0) == 0);
+  CHECK(output.rfind("point,figure,base,new,ratio,spread,verdict,lower_is_better,not_run\n", 0) == 0);
   CHECK(output.find("allreduce T=1 eager,step p50 us,6810.0,") != std::string::npos);
-  CHECK(output.find(",REGRESSION,true") != std::string::npos);
+  CHECK(output.find(",REGRESSION,true,\n") != std::string::npos);
 
   CompareOptions json;
   json.format = CompareFormat::json;
@@ -336,6 +336,7 @@ TEST_CASE("compare --format csv and json carry every figure and the verdict", "[
   CHECK(doc["counts"]["REGRESSION"] == 1);
   CHECK(doc["figures"][0]["point"] == "allreduce T=1 eager");
   CHECK(doc["figures"][0]["ratio"].get<double>() == Approx(1.2));
+  CHECK(doc["figures"][0]["not_run"] == "");
   CHECK(doc["max_ratio"].get<double>() == Approx(1.5));
 }
 
