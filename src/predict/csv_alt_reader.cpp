@@ -126,6 +126,9 @@ double row_size(const std::vector<std::string>& cells, const CsvColumns& c, cons
     return column >= 0 && column < static_cast<int>(cells.size()) ? cells[column] : "";
   };
   const double bytes = positive_cell(cells, c.bytes, "bytes", where);
+  if (bytes > kMaxCollectiveBytes)
+    throw UsageError(fmt::format("{}: bytes {:g} is beyond any collective's size (at most {:g}, 1 PiB)",
+                                 where, bytes, kMaxCollectiveBytes));
   const bool per_rank = c.bytes_per >= 0 && !cell_at(c.bytes_per).empty()
                             ? per_rank_cell(cell_at(c.bytes_per), where)
                             : rule.per_rank;

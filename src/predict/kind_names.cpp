@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "common/collective_kind.hpp"
 #include "common/collective_kind_names.hpp"
+#include "common/error.hpp"
 
 namespace k25 {
 
@@ -51,6 +54,11 @@ std::string kind_in_name(const std::string& text) {
 double nccl_tests_size(const std::string& kind, double rank_part_bytes, int ranks) {
   const std::optional<CollectiveKind> known = enum_from_name<CollectiveKind>(kind);
   if (!known || rank_part_bytes <= 0) return rank_part_bytes;
+  if (!(rank_part_bytes <=
+        kMaxCollectiveBytes))  // beyond it the count is no exact integer (and NaN fails too)
+    throw UsageError(
+        fmt::format("a {} rank part of {:g} bytes is beyond any collective's size (at most {:g})", kind,
+                    rank_part_bytes, kMaxCollectiveBytes));
   return static_cast<double>(
       nccl_tests_bytes(*known, static_cast<std::uint64_t>(rank_part_bytes + 0.5), ranks));
 }

@@ -18,8 +18,13 @@ std::string kind_title(const std::string& kind);
 // ("all_reduce_8gpu.txt", "nccl-allgather.log"); empty where it holds none or several.
 std::string kind_in_name(const std::string& text);
 
+// The largest size of one collective predict takes, bytes: 1 PiB (2^50; far beyond any GPU's memory, and
+// every count below it an exact integer in a double).
+inline constexpr double kMaxCollectiveBytes = 1125899906842624.0;
+
 // nccl-tests' size of an op of the normalized `kind` from one rank's part among `ranks`
-// (common/collective_kind's rule; kinds it does not describe are their part).
+// (common/collective_kind's rule; kinds it does not describe are their part). Throws UsageError for a part
+// above kMaxCollectiveBytes.
 double nccl_tests_size(const std::string& kind, double rank_part_bytes, int ranks);
 
 // "bf16", "fp16", "fp32", "fp64", "fp8", "int32", ...: nccl-tests' type names ("bfloat16", "half", "float",

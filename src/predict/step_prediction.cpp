@@ -47,8 +47,10 @@ double smallest_op(const AltCurve& curve, bool p90) {
 }
 
 // An op outside the curve's measured sizes kept within what a link can do: below them no faster than its
-// smallest measured op (latency does not fall below it), above them no slower than the bandwidth of its
-// largest size (bandwidth does not fall as sizes grow); said in `notes` where a bound holds it.
+// smallest measured op (latency does not fall below it) and no slower than the op at its smallest size (a
+// smaller message takes no longer: a line through two noisy close sizes can fall steeply), above them no
+// slower than the bandwidth of its largest size (bandwidth does not fall as sizes grow); said in `notes`
+// where a floor or the bandwidth bound holds it.
 AltOp bounded_extrapolation(const AltCurve& curve, double bytes, AltOp op, const std::string& label,
                             std::vector<std::string>& notes) {
   const AltPoint &first = curve.points.front(), &last = curve.points.back();
@@ -60,8 +62,10 @@ AltOp bounded_extrapolation(const AltCurve& curve, double bytes, AltOp op, const
       notes.push_back(fmt::format(
           "{} at {:.0f} B: below {}: its smallest measured op, {:.2f} us (an op takes no less at a smaller size)",
           title, bytes, range, floor50));
-    op.p50 = std::max(op.p50, floor50);
-    op.p90 = std::max({op.p90, floor90, op.p50});
+    const double ceiling50 = std::max(first.op_us, floor50);
+    const double ceiling90 = std::max({first.op_p90_us.value_or(first.op_us), floor90, ceiling50});
+    op.p50 = std::clamp(op.p50, floor50, ceiling50);
+    op.p90 = std::clamp(op.p90, std::max(floor90, op.p50), ceiling90);
   } else if (bytes > last.bytes) {
     const double line50 = last.op_us * bytes / last.bytes;
     const double line90 = last.op_p90_us.value_or(last.op_us) * bytes / last.bytes;

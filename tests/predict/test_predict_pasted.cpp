@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "predict/input_formats.hpp"
+#include "predict/kind_names.hpp"
 #include "predict/nccl_tests_reader.hpp"
 #include "predict/step_prediction.hpp"
 #include "predict_test_inputs.hpp"
@@ -55,6 +56,12 @@ TEST_CASE("a CSV of per-rank sizes (capture.json's AllGather rows) is read at nc
     CHECK_THROWS_WITH(
         alt_csv("kind,bytes,op_us,bytes_per\nallgather,50272,21,rank\n", "per-rank-no-ranks", 0),
         Contains("per-rank-no-ranks.csv:2: per-rank bytes of AllGather need the rank count"));
+    // A size beyond any collective's (the fuzzer found 4e096 per-rank bytes cast to an integer unchecked).
+    CHECK_THROWS_WITH(
+        alt_csv("kind,bytes,op_us,bytes_per,ranks\nallgather,4e096,12,rank,2\n", "huge-bytes", 8),
+        Contains("huge-bytes.csv:2: bytes 4e+96 is beyond any collective's size (at most "
+                 "1.1259e+15, 1 PiB)"));
+    CHECK_THROWS_WITH(nccl_tests_size("allgather", 4e96, 2), Contains("is beyond any collective's size"));
   }
   SECTION("predicted at the base's AllGather size, measured") {
     BaseDocument base = capture_base();

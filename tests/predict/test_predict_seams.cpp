@@ -4,6 +4,7 @@
 // per-rank sizes in a CSV. Every expected figure is worked out by hand beside it.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include "analysis/attribution.hpp"
@@ -272,6 +273,19 @@ TEST_CASE("extrapolated ops stay within what a link can do, and a prediction mov
         joined(l.notes),
         Contains(
             "AllReduce at 14336 B: below big's measured 1048576 .. 4194304 B: its smallest measured op, 100.00 us (an op takes no less at a smaller size)"));
+  }
+  SECTION("below them: no slower than the smallest measured size's op (fuzz_predict_csv's finding)") {
+    // Two sizes 5 B apart whose p90s differ (250 us, and none: its p50, 200 us): the log-log p90 line's slope
+    // is -46,800, so at 14336 B it gave an infinite p90, written to predict.json as null, which its reader
+    // refused.
+    const AltDocument close =
+        alt_csv("kind,bytes,op_us,p90\nallreduce,1048571,200,250\nallreduce,1048576,200,\n", "close");
+    const LevelPrediction l = predict_with(capture_base(), close, extrapolate).levels[0];
+    REQUIRE(l.refused.empty());
+    const KindEstimate& k = estimate(l, PredictMethod::additive).kinds[0];
+    CHECK(*k.alt_op_us == 200);
+    CHECK(*k.alt_op_p90_us == 250);
+    CHECK(std::isfinite(k.new_exposed_p90_us));
   }
   SECTION("above them: no slower than the bandwidth of its largest size") {
     // (1 KiB, 5 us), (4 KiB, 40 us): slope 1.5, 261.9 us at 14336 B on the line; 40 x 14336 / 4096 = 140 us
