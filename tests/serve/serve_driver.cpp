@@ -2,7 +2,6 @@
 //   k25_serve_driver --endpoint URL [--api chat|completions] [--concurrency 1,64] [--requests N] ...
 // stdout: {"serve": ServeReport, "journal": [levels as the sink saw them], "cpu_s": client CPU seconds}
 // Exit codes as k25comm: 3 when --check finds the endpoint unreachable.
-#include <sys/resource.h>
 
 #include <iostream>
 #include <sstream>
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "process_cpu.hpp"
 #include "serve/curl_global.hpp"
 #include "serve/serve_phase.hpp"
 
@@ -22,15 +22,6 @@ std::vector<int> parse_int_list(const std::string& text) {
   std::string item;
   while (std::getline(stream, item, ',')) values.push_back(std::stoi(item));
   return values;
-}
-
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "common"))
 from ports import read_port_line, refused_port, wait_for  # noqa: E402  (tests/common: ports and bounded waits)
 
 DRIVER = os.environ.get("K25_SERVE_DRIVER", "k25_serve_driver")
+SOCKET_FLOOR = os.environ.get("K25_SOCKET_FLOOR", "k25_socket_floor")
 ITL_MS = 20.0
 TTFT_MS = 300.0
 
@@ -406,6 +407,38 @@ class FaultTests(ServerTestCase):
         self.assertGreaterEqual(level["ttft_ms"]["min"], 20.0 - 1e-3)
         self.assertGreaterEqual(level["e2el_ms"]["min"], 20.0 + 7 * 5.0 - 1e-3)
         assert_one_timeline(self, level, 8, 8)
+
+
+class SocketFloorTests(ServerTestCase):
+    """tools/bench-serve's reference, k25_socket_floor: it reads every response it asked for, as many as the server
+    sent (the bench's tokens are the server's own count), with one poll per read when asked; what it cannot read
+    ends it with a message and exit 1, never a hang."""
+
+    def floor(self, endpoint, *args, expect_rc=0):
+        done = subprocess.run([SOCKET_FLOOR, "--endpoint", endpoint, *args], capture_output=True, text=True,
+                              timeout=60)
+        self.assertEqual(done.returncode, expect_rc, done.stderr)
+        return json.loads(done.stdout) if expect_rc == 0 else done.stderr
+
+    def test_reads_every_response_closed_loop(self):
+        for api, poll in (("completions", []), ("chat", ["--poll-after-recv"])):
+            with self.subTest(api=api):
+                self.server.reset()
+                result = self.floor(self.server.url, "--api", api, "--concurrency", "3", "--requests", "7",
+                                    "--max-tokens", "5", *poll)
+                sent = self.server.stats()["requests"]
+                self.assertEqual(result["requests"], 7)
+                self.assertEqual([r["tokens"] for r in sent], [5] * 7)
+                self.assertEqual(len({r["id"] for r in sent}), 7)  # a new request each time, no replays
+                self.assertGreaterEqual(result["reads"], 7 * 5)  # each token is a write of the server's
+                self.assertEqual(result["polls"], result["reads"] if poll else 0)
+                self.assertGreater(result["cpu_s"], 0)
+
+    def test_refuses_what_it_cannot_read(self):
+        self.assertIn("not HTTP/1.1 200", self.floor(self.server.url + "/v2", "--requests", "1", expect_rc=1))
+        self.assertIn("plain HTTP", self.floor("https://127.0.0.1:1", expect_rc=1))
+        with refused_port() as port:
+            self.assertIn("Connection refused", self.floor(f"http://127.0.0.1:{port}", expect_rc=1))
 
 
 class EndpointTests(unittest.TestCase):
