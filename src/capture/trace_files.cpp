@@ -20,7 +20,21 @@ std::vector<std::string> kernel_class_tables(const std::vector<std::string>& use
   return tables;
 }
 
+constexpr const char* kNoKernelClassTable =
+    "the kernel-class table data/kernel-classes.yaml was not found (in the working directory, beside k25comm or under its install prefix): give --kernel-classes FILE";
+
 }  // namespace
+
+std::string trace_rules_problem(const CaptureRules& rules) {
+  try {
+    const KernelClassifier classifier(kernel_class_tables(rules.kernel_class_tables));
+    return classifier.rules() == 0 ? kNoKernelClassTable : "";
+  } catch (const Error& e) {
+    return e.message();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
 
 CaptureResult analyze_capture_files(const std::vector<std::string>& paths, const CaptureRules& rules) {
   const KernelClassifier classifier(kernel_class_tables(rules.kernel_class_tables));
@@ -32,9 +46,7 @@ CaptureResult analyze_capture_files(const std::vector<std::string>& paths, const
   InspectorCapture records = std::move(inputs.inspector);
   std::optional<TraceResult> trace;
   if (!inputs.trace.empty()) {
-    if (classifier.rules() == 0)
-      throw UsageError(
-          "the kernel-class table data/kernel-classes.yaml was not found (in the working directory, beside k25comm or under its install prefix): give --kernel-classes FILE");
+    if (classifier.rules() == 0) throw UsageError(kNoKernelClassTable);
     TraceSettings trace_settings;
     trace_settings.model = rules.model;
     trace_settings.step_gap_us = rules.step_gap_us;

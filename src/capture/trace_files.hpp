@@ -21,4 +21,8 @@ namespace k25 {
 // found.
 CaptureResult analyze_capture_files(const std::vector<std::string>& paths, const CaptureRules& rules);
 
+// What analyze_capture_files would refuse every profiler trace for under `rules`, whatever the files: a
+// kernel-class table that cannot be read, or none found. Empty when traces can be read. Never throws.
+std::string trace_rules_problem(const CaptureRules& rules);
+
 }  // namespace k25

@@ -193,7 +193,14 @@ void LiveProfileReader::window_ended(const ProfileWindow& window) {
   level.concurrency = window.concurrency;
   std::vector<LateFile> late;
   try {
-    if (!unread(level)) {
+    if (!traces_.rules_problem()
+             .empty()) {  // no file could be read: waiting for them would only cost the wait
+      level.status = LiveStepStatus::failed;
+      level.note =
+          "k25comm capture refuses every trace under this run's rules, the window's files were not "
+          "waited for: " +
+          traces_.rules_problem();
+    } else if (!unread(level)) {
       if (!watcher_)
         watcher_.emplace(config_.serve.profile_dir, watch_rules(config_.serve),
                          [this](const std::string& path) { return traces_.facts(path); });

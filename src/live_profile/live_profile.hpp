@@ -33,7 +33,8 @@ class LiveProfileReader {
   // most serve.profile_wait_s), links them under OUT/live-profile/cC and reads them as `k25comm capture
   // OUT/live-profile/cC --model CONFIG` does. A file of an earlier window that came late is read into that
   // window's level then. A folder not seen from here gives status unread; anything the files do (never come,
-  // never complete, refused, removed, links that fail) is a note on the level. Never throws.
+  // never complete, refused, removed, links that fail) is a note on the level; where the capture would refuse
+  // every trace (no kernel-class table found), the level fails at once, without the wait. Never throws.
   void window_ended(const ProfileWindow& window);
 
   // The levels so far, in the order their windows ran.

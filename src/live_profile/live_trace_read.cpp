@@ -54,11 +54,13 @@ std::string still_written(const std::string& path) {
 }  // namespace
 
 LiveTraceReader::LiveTraceReader(const std::optional<RunConfig>& config) {
-  if (!config) return;
-  if (!config->serve.profile_kernel_classes.empty())
-    rules_.kernel_class_tables.push_back(config->serve.profile_kernel_classes);
-  rules_.model = capture_model(config->model);
-  rules_.model->graph_sizes = config->sweep.graph_sizes;
+  if (config) {
+    if (!config->serve.profile_kernel_classes.empty())
+      rules_.kernel_class_tables.push_back(config->serve.profile_kernel_classes);
+    rules_.model = capture_model(config->model);
+    rules_.model->graph_sizes = config->sweep.graph_sizes;
+  }
+  rules_problem_ = trace_rules_problem(rules_);
 }
 
 TraceFileFacts LiveTraceReader::facts(const std::string& path) const {

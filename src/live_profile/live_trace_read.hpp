@@ -34,8 +34,13 @@ class LiveTraceReader {
   // Files and folders together, as `k25comm capture PATH...` reads them. Never throws.
   TraceRead read(const std::vector<std::string>& paths) const;
 
+  // Why the capture would refuse every trace under these rules (no kernel-class table found, or one that
+  // cannot be read), in its words; empty when traces can be read.
+  const std::string& rules_problem() const { return rules_problem_; }
+
  private:
   CaptureRules rules_;
+  std::string rules_problem_;
 };
 
 // The level's figures from the trace's headline group (decode with the most steps first, as `k25comm

@@ -1102,15 +1102,22 @@ class LiveProfileTests(ProfileTestCase):
             [level] = json.load(f)["live_profile"]["levels"]
         refusal = ("the kernel-class table data/kernel-classes.yaml was not found (in the working directory, beside "
                    "k25comm or under its install prefix): give --kernel-classes FILE")
+        # Refused whatever the files: the level fails at once, not after serve.profile_wait_s (120 s) of waiting.
         self.assertEqual((level["status"], level["note"]),
-                         ("failed", "k25comm capture refuses the window's files: " + refusal), level)
+                         ("failed", "k25comm capture refuses every trace under this run's rules, the window's files "
+                                    "were not waited for: " + refusal), level)
+        # The window's two files, whole (the run did not wait for them), refused alike by `k25comm capture`.
+        wait_for(lambda: server.stats()["traces_written"] >= 2, 30, "the server's two trace files")
         capture = subprocess.run([k25comm, "capture", self.traces, "--no-plots", "--out",
                                   os.path.join(self.work, "capture")], capture_output=True, text=True, timeout=120)
         self.assertEqual(capture.returncode, 2, capture.stdout + capture.stderr)
         self.assertIn(refusal, capture.stderr)
-        # --kernel-classes gives the live profile the table, as it gives the capture.
+        # --kernel-classes gives the live profile the table, as it gives the capture. A folder of its own: the
+        # first run did not wait for its window's files, which the server may still be writing.
+        traces = os.path.join(self.work, "traces-with-table")
+        os.makedirs(traces)
         done = run_k25comm(os.path.join(self.work, "out"), server.url, "--concurrency", "1", "--requests", "2",
-                           "--max-tokens", "4", "--profile", "--profile-dir", self.traces, "--profile-settle", "1",
+                           "--max-tokens", "4", "--profile", "--profile-dir", traces, "--profile-settle", "1",
                            "--kernel-classes", os.path.join(HERE, "..", "..", "data", "kernel-classes.yaml"),
                            k25comm=k25comm)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
