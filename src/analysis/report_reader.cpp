@@ -175,12 +175,17 @@ RunReport parse_report_text(const std::string& text, const std::string& source_n
   // A report an older k25comm wrote may hold a secret (the command line's --api-key, an endpoint's
   // user-info): it is redacted before anything reads it, so that a re-render, a merge, capture and predict
   // write none.
-  const nlohmann::json whole = redact_json(nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false));
-  RunReport report = !whole.is_discarded() && whole.is_object() && !whole.contains("type")
-                         ? parse_report_object(whole, source_name)
-                         : parse_journal(text, source_name);
-  analyze_report(
-      report);  // attribution, fits, headline and derived notes come from the data, never from the file
+  const nlohmann::json whole = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!whole.is_discarded() && whole.is_object() && !whole.contains("type"))
+    return report_from_json(whole, source_name);
+  RunReport report = parse_journal(text, source_name);
+  analyze_report(report);  // attribution, fits, headline and derived notes come from the data, never the file
+  return report;
+}
+
+RunReport report_from_json(const nlohmann::json& json, const std::string& source_name) {
+  RunReport report = parse_report_object(redact_json(json), source_name);
+  analyze_report(report);  // attribution, fits, headline and derived notes come from the data, never the file
   return report;
 }
 

@@ -21,6 +21,9 @@ RunReport read_report_file(const std::string& path);
 // Same, from text already read; `source_name` names it in messages.
 RunReport parse_report_text(const std::string& text, const std::string& source_name);
 
+// Same, from a report.json object already parsed (not a journal).
+RunReport report_from_json(const nlohmann::json& json, const std::string& source_name);
+
 // Whether `doc` (parsed JSON) is a report.json: an object with "results" and "tool" or "schema_version". For
 // readers that tell formats apart by content (predict's inputs), before parse_report_text reads it.
 bool looks_like_report_json(const nlohmann::json& doc);

@@ -249,7 +249,7 @@ DoctorDocument doctor_input_from_json(const nlohmann::json& json, const std::str
     }
     if (looks_like_report_json(json)) {
       // Through the report's typed reader (every version it reads, redacted), never by member names here.
-      const TopologyInfo topology = parse_report_text(json.dump(), file).topology;
+      const TopologyInfo topology = report_from_json(json, file).topology;
       const std::vector<NodeFacts>& nodes = topology.nodes;
       NodeFacts& facts = document.model.facts;
       document.model.this_host = true;
