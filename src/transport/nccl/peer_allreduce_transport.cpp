@@ -86,16 +86,37 @@ bool window_path_possible(const NcclTransport& nccl, const RankContext& context)
 }
 
 PeerMapping map_through_window(NcclTransport& nccl, std::size_t bytes, const RankContext& context,
-                               double timeout_s) {
+                               double timeout_s, std::string& problem) {
   PeerMapping mapping;
-  mapping.own = allocate_nccl_memory(bytes);
+  // ncclMemAlloc is each rank's own: a rank that cannot allocate says so before the collective registration,
+  // so that no rank waits in it for one that never comes (the backend then does not run, saying why).
+  std::string allocation;
+  try {
+    mapping.own = allocate_nccl_memory(bytes);
+  } catch (const Error& e) {
+    allocation = fmt::format("rank {}: {}", context.rank(), e.message());
+  }
+  problem = first_problem(context.world(), allocation);
+  if (!problem.empty()) return mapping;
   ncclWindow_t window = nullptr;
+  ncclResult_t registered = ncclSuccess;
   {
     const OpWaitPoint point("ncclCommWindowRegister of a peer all-reduce backend's buffer");
     const ArmedWait armed(nccl.watchdog(), point);
-    K25_NCCL_CHECK(
-        ncclCommWindowRegister(nccl.comm(), mapping.own.get(), bytes, &window, NCCL_WIN_COLL_SYMMETRIC));
+    registered =
+        ncclCommWindowRegister(nccl.comm(), mapping.own.get(), bytes, &window, NCCL_WIN_COLL_SYMMETRIC);
   }
+  // A registration that failed on some ranks only (where it failed before its collective part, the watchdog
+  // ends the wait in it): every rank stops here alike, with the first failed rank's words. The windows the
+  // others registered are left to the communicator's end (their deregistration is collective).
+  const std::string failed = first_problem(
+      context.world(),
+      registered == ncclSuccess
+          ? std::string()
+          : fmt::format("ncclCommWindowRegister of a peer all-reduce backend's buffer failed on "
+                        "rank {}: {}",
+                        context.rank(), ncclGetErrorString(registered)));
+  if (!failed.empty()) throw RuntimeFault(failed, "ncclCommWindowRegister", __FILE__, __LINE__);
   mapping.registration = NcclRegistration::window(nccl.comm(), window);
   PinnedHostBuffer pointers =
       PinnedHostBuffer::allocate(sizeof(void*) * static_cast<std::size_t>(context.size()));
@@ -416,7 +437,8 @@ PeerBackendChoice make_peer_allreduce(Transport& transport, const PeerAllreduceO
   bool mapped = false;
 #if K25_NCCL_HAS_DEVICE_API
   if (window_path_possible(*nccl, context)) {
-    mapping = map_through_window(*nccl, layout.total_bytes, context, options.timeout_s);
+    mapping = map_through_window(*nccl, layout.total_bytes, context, options.timeout_s, problem);
+    if (!problem.empty()) return {nullptr, problem};
     mapped = true;
   }
 #endif
