@@ -55,8 +55,8 @@ class FileDescriptor {
   int fd_;
 };
 
-[[noreturn]] void fail_errno(const std::string& call) {
-  throw std::runtime_error(fmt::format("{} failed: {}", call, std::strerror(errno)));
+[[noreturn]] void fail_errno(const std::string& call, int error = errno) {
+  throw std::runtime_error(fmt::format("{} failed: {}", call, std::strerror(error)));
 }
 
 struct Endpoint {
@@ -66,9 +66,8 @@ struct Endpoint {
 Endpoint parse_endpoint(const std::string& url) {
   static const std::regex form(R"(http://([A-Za-z0-9.\-]+):([0-9]+)(/.*)?)");
   std::smatch match;
-  if (!std::regex_match(url, form))
+  if (!std::regex_match(url, match, form))
     throw std::runtime_error("--endpoint must be http://HOST:PORT (plain HTTP, no user-info): " + url);
-  std::regex_match(url, match, form);
   return {match[1], match[2], match[3]};
 }
 
@@ -80,11 +79,13 @@ FileDescriptor connect_to(const Endpoint& endpoint) {
   if (const int rc = getaddrinfo(endpoint.host.c_str(), endpoint.port.c_str(), &hints, &found); rc != 0)
     throw std::runtime_error(fmt::format("getaddrinfo({}) failed: {}", endpoint.host, gai_strerror(rc)));
   FileDescriptor socket_fd(socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  int error = errno;
   const int connected =
       socket_fd.get() < 0 ? -1 : connect(socket_fd.get(), found->ai_addr, found->ai_addrlen);
-  freeaddrinfo(found);
-  if (socket_fd.get() < 0) fail_errno("socket");
-  if (connected != 0) fail_errno(fmt::format("connect to {}:{}", endpoint.host, endpoint.port));
+  if (socket_fd.get() >= 0) error = errno;
+  freeaddrinfo(found);  // before either failure is thrown; `error` is the failed call's errno
+  if (socket_fd.get() < 0) fail_errno("socket", error);
+  if (connected != 0) fail_errno(fmt::format("connect to {}:{}", endpoint.host, endpoint.port), error);
   const int one = 1;  // as the client (CURLOPT_TCP_NODELAY)
   if (setsockopt(socket_fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) fail_errno("setsockopt");
   return socket_fd;
