@@ -193,8 +193,8 @@ void LiveProfileReader::window_ended(const ProfileWindow& window) {
   level.concurrency = window.concurrency;
   std::vector<LateFile> late;
   try {
-    if (!traces_.rules_problem()
-             .empty()) {  // no file could be read: waiting for them would only cost the wait
+    // Where no file could be read, waiting for the window's files would only cost the wait.
+    if (!traces_.rules_problem().empty()) {
       level.status = LiveStepStatus::failed;
       level.note =
           "k25comm capture refuses every trace under this run's rules, the window's files were not "

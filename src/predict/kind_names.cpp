@@ -54,8 +54,8 @@ std::string kind_in_name(const std::string& text) {
 double nccl_tests_size(const std::string& kind, double rank_part_bytes, int ranks) {
   const std::optional<CollectiveKind> known = enum_from_name<CollectiveKind>(kind);
   if (!known || rank_part_bytes <= 0) return rank_part_bytes;
-  if (!(rank_part_bytes <=
-        kMaxCollectiveBytes))  // beyond it the count is no exact integer (and NaN fails too)
+  // Beyond kMaxCollectiveBytes the count is no exact integer; a NaN fails the comparison too.
+  if (!(rank_part_bytes <= kMaxCollectiveBytes))
     throw UsageError(
         fmt::format("a {} rank part of {:g} bytes is beyond any collective's size (at most {:g})", kind,
                     rank_part_bytes, kMaxCollectiveBytes));

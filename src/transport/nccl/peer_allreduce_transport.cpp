@@ -113,8 +113,7 @@ PeerMapping map_through_window(NcclTransport& nccl, std::size_t bytes, const Ran
       context.world(),
       registered == ncclSuccess
           ? std::string()
-          : fmt::format("ncclCommWindowRegister of a peer all-reduce backend's buffer failed on "
-                        "rank {}: {}",
+          : fmt::format("ncclCommWindowRegister of a peer all-reduce backend's buffer failed on rank {}: {}",
                         context.rank(), ncclGetErrorString(registered)));
   if (!failed.empty()) throw RuntimeFault(failed, "ncclCommWindowRegister", __FILE__, __LINE__);
   mapping.registration = NcclRegistration::window(nccl.comm(), window);
